@@ -1,0 +1,43 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Griot",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "griot", targets: ["GriotCLI"]),
+        .executable(name: "griot-bench", targets: ["GriotBench"]),
+        .library(name: "GriotArchive", targets: ["GriotArchive"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Text analysis: normalisation, tokenizing, stop words, Porter2 stemming.
+        .target(name: "GriotText"),
+        // The domain: stories, their validation and decoding, passages, the WPA importer.
+        .target(name: "GriotStories", dependencies: ["GriotText"]),
+        // The BM25 index and its filters; knows stories only as passages with metadata.
+        .target(name: "GriotSearch", dependencies: ["GriotText", "GriotStories"]),
+        // SQLite storage through GRDB: migrations and records.
+        .target(name: "GriotStore", dependencies: [
+            "GriotStories",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // The archive: the store and the index kept in step (ingest, delete, search).
+        .target(name: "GriotArchive", dependencies: ["GriotStories", "GriotSearch", "GriotStore", "GriotText"]),
+        .executableTarget(name: "GriotCLI", dependencies: [
+            "GriotArchive",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "GriotBench", dependencies: [
+            "GriotSearch", "GriotText", "GriotStories",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Benchmarks/GriotBench"),
+        .testTarget(name: "GriotTextTests", dependencies: ["GriotText"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GriotStoriesTests", dependencies: ["GriotStories"]),
+        .testTarget(name: "GriotSearchTests", dependencies: ["GriotSearch", "GriotStories"]),
+        .testTarget(name: "GriotArchiveTests", dependencies: ["GriotArchive", "GriotStore"]),
+    ]
+)
