@@ -1,0 +1,352 @@
+import GriotStories
+import GriotText
+
+/// The fields of a passage that search looks at. Story metadata is indexed with every passage
+/// of the story, so a question that names a person finds that person's stories.
+public enum IndexField: Int, Sendable, CaseIterable, Hashable, Codable {
+    case text, title, people, places, topics
+}
+
+/// BM25 settings. `fieldWeights` multiply a field's term frequency before saturation (BM25F).
+public struct BM25Configuration: Sendable, Hashable {
+    public var k1: Float = 1.2
+    public var b: Float = 0.75
+    public var fieldWeights: [IndexField: Float] = [.text: 1.0, .title: 2.0, .people: 1.5, .places: 1.5, .topics: 1.0]
+
+    public init(k1: Float = 1.2, b: Float = 0.75, fieldWeights: [IndexField: Float]? = nil) {
+        self.k1 = k1
+        self.b = b
+        if let fieldWeights { self.fieldWeights = fieldWeights }
+    }
+}
+
+/// One searchable unit: a passage, with the texts of its fields.
+public struct SearchDocument: Sendable {
+    public var id: String
+    public var storyID: String
+    public var fields: [IndexField: String]
+
+    public init(id: String, storyID: String, fields: [IndexField: String]) {
+        self.id = id
+        self.storyID = storyID
+        self.fields = fields
+    }
+}
+
+/// A ranked result.
+public struct SearchHit: Sendable, Hashable {
+    public var documentID: String
+    public var storyID: String
+    public var score: Float
+}
+
+/// An inverted index scored with BM25F, with access and facet filters applied while scoring.
+///
+/// Scoring is exact: every posting of every query term is visited (term at a time into a
+/// score array), and the top k are kept in a heap. A document the filter rejects is skipped
+/// before its score is touched, so a story the viewer may not see never enters the ranking.
+/// Deleted documents are tombstoned and their postings dropped when a quarter are dead.
+///
+/// ```swift
+/// var index = BM25Index()
+/// index.replaceStory(StoryFacets(story: story), documents: documents)
+/// let hits = index.search("flood levee", filter: SearchFilter(viewer: .anonymous), k: 10)
+/// ```
+public struct BM25Index: Sendable {
+    public private(set) var configuration: BM25Configuration
+    public let analyzer: TextAnalyzer
+
+    private static let fieldCount = IndexField.allCases.count
+
+    // Terms and postings. Postings are in ascending document order.
+    private var termIDs: [String: Int32] = [:]
+    private var postingDocs: [[Int32]] = []
+    /// Term frequency per field, `fieldCount` entries per posting.
+    private var postingFrequencies: [[UInt16]] = []
+    /// Live documents per term.
+    private var documentFrequency: [Int32] = []
+
+    // Documents.
+    private var documentIDs: [String] = []
+    private var documentStory: [Int32] = []
+    private var documentLengths: [UInt32] = []
+    private var documentTerms: [[Int32]] = []
+    private var alive: [Bool] = []
+    /// `weight / (1 - b + b * length / average length)` per document and field.
+    private var fieldNorms: [Float] = []
+    private var liveDocumentCount = 0
+    private var deadPostings = 0
+    private var totalPostings = 0
+    private var fieldLengthTotals = [Double](repeating: 0, count: fieldCount)
+
+    // Stories.
+    private var storyIndex: [String: Int32] = [:]
+    private var stories: [StoryFacets] = []
+    private var storyDocuments: [[Int32]] = []
+    /// 1 for public stories, 0 for others (decided per query): the access-only starting point.
+    private var publicVerdicts: [UInt8] = []
+
+    public init(configuration: BM25Configuration = BM25Configuration(), analyzer: TextAnalyzer = TextAnalyzer()) {
+        self.configuration = configuration
+        self.analyzer = analyzer
+    }
+
+    public var documentCount: Int { liveDocumentCount }
+    public var termCount: Int { termIDs.count }
+    public var storyCount: Int { storyIndex.count }
+
+    // MARK: Changes
+
+    /// Adds or replaces a story and all of its documents; access changes take effect at once.
+    public mutating func replaceStory(_ facets: StoryFacets, documents: [SearchDocument]) {
+        addStories([(facets, documents)])
+    }
+
+    /// Adds or replaces many stories, recomputing length statistics once at the end.
+    public mutating func addStories(_ batch: [(StoryFacets, [SearchDocument])]) {
+        for (facets, documents) in batch {
+            let story = upsertStory(facets)
+            for document in storyDocuments[Int(story)] { tombstone(document) }
+            storyDocuments[Int(story)] = documents.map { addDocument($0, story: story) }
+        }
+        refreshNorms()
+        compactIfNeeded()
+    }
+
+    /// Removes a story and its documents. Returns false when the story was not indexed.
+    @discardableResult
+    public mutating func removeStory(_ storyID: String) -> Bool {
+        guard let story = storyIndex.removeValue(forKey: storyID) else { return false }
+        for document in storyDocuments[Int(story)] { tombstone(document) }
+        storyDocuments[Int(story)] = []
+        // The slot stays, marked unreachable, so document-to-story numbers stay valid.
+        stories[Int(story)] = StoryFacets(storyID: storyID, privacy: .private)
+        publicVerdicts[Int(story)] = 2
+        refreshNorms()
+        compactIfNeeded()
+        return true
+    }
+
+    /// Changes who may see a story (and its facets) without touching its documents.
+    public mutating func updateFacets(_ facets: StoryFacets) {
+        if let story = storyIndex[facets.storyID] {
+            stories[Int(story)] = facets
+            publicVerdicts[Int(story)] = facets.privacy == .public ? 1 : 0
+        }
+    }
+
+    private mutating func upsertStory(_ facets: StoryFacets) -> Int32 {
+        if let existing = storyIndex[facets.storyID] {
+            stories[Int(existing)] = facets
+            publicVerdicts[Int(existing)] = facets.privacy == .public ? 1 : 0
+            return existing
+        }
+        let story = Int32(stories.count)
+        storyIndex[facets.storyID] = story
+        stories.append(facets)
+        storyDocuments.append([])
+        publicVerdicts.append(facets.privacy == .public ? 1 : 0)
+        return story
+    }
+
+    private mutating func addDocument(_ document: SearchDocument, story: Int32) -> Int32 {
+        let documentNumber = Int32(documentIDs.count)
+        var frequencies: [Int32: [UInt16]] = [:]
+        var lengths = [UInt32](repeating: 0, count: Self.fieldCount)
+        for (field, text) in document.fields {
+            for term in analyzer.terms(in: text) {
+                let termID = internTerm(term)
+                frequencies[termID, default: [UInt16](repeating: 0, count: Self.fieldCount)][field.rawValue] &+= 1
+                lengths[field.rawValue] += 1
+            }
+        }
+        // Sorted so that the same text always builds the same postings.
+        let terms = frequencies.keys.sorted()
+        for termID in terms {
+            postingDocs[Int(termID)].append(documentNumber)
+            postingFrequencies[Int(termID)].append(contentsOf: frequencies[termID]!)
+            documentFrequency[Int(termID)] += 1
+        }
+        totalPostings += terms.count
+        documentIDs.append(document.id)
+        documentStory.append(story)
+        documentLengths.append(contentsOf: lengths)
+        documentTerms.append(terms)
+        alive.append(true)
+        fieldNorms.append(contentsOf: [Float](repeating: 0, count: Self.fieldCount))
+        liveDocumentCount += 1
+        for field in 0..<Self.fieldCount { fieldLengthTotals[field] += Double(lengths[field]) }
+        return documentNumber
+    }
+
+    private mutating func internTerm(_ term: String) -> Int32 {
+        if let id = termIDs[term] { return id }
+        let id = Int32(postingDocs.count)
+        termIDs[term] = id
+        postingDocs.append([])
+        postingFrequencies.append([])
+        documentFrequency.append(0)
+        return id
+    }
+
+    private mutating func tombstone(_ document: Int32) {
+        let number = Int(document)
+        guard alive[number] else { return }
+        alive[number] = false
+        liveDocumentCount -= 1
+        for termID in documentTerms[number] { documentFrequency[Int(termID)] -= 1 }
+        deadPostings += documentTerms[number].count
+        for field in 0..<Self.fieldCount {
+            fieldLengthTotals[field] -= Double(documentLengths[number * Self.fieldCount + field])
+        }
+        documentTerms[number] = []
+    }
+
+    /// Length normalisation depends on the average field lengths, so it is recomputed after
+    /// every batch of changes (linear in the number of documents, not of postings).
+    private mutating func refreshNorms() {
+        let count = Self.fieldCount
+        let b = configuration.b
+        var weights = [Float](repeating: 0, count: count)
+        var averages = [Float](repeating: 1, count: count)
+        for field in IndexField.allCases {
+            weights[field.rawValue] = configuration.fieldWeights[field] ?? 0
+            if liveDocumentCount > 0 {
+                averages[field.rawValue] = max(Float(fieldLengthTotals[field.rawValue] / Double(liveDocumentCount)), 1e-6)
+            }
+        }
+        fieldNorms.withUnsafeMutableBufferPointer { norms in
+            documentLengths.withUnsafeBufferPointer { lengths in
+                for document in 0..<alive.count {
+                    for field in 0..<count {
+                        let relative = Float(lengths[document * count + field]) / averages[field]
+                        norms[document * count + field] = weights[field] / (1 - b + b * relative)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Drops dead postings once they are a quarter of all postings.
+    private mutating func compactIfNeeded() {
+        guard deadPostings > 1024, deadPostings * 4 > totalPostings else { return }
+        let count = Self.fieldCount
+        for term in 0..<postingDocs.count {
+            var docs: [Int32] = []
+            var frequencies: [UInt16] = []
+            docs.reserveCapacity(Int(documentFrequency[term]))
+            frequencies.reserveCapacity(Int(documentFrequency[term]) * count)
+            for (position, document) in postingDocs[term].enumerated() where alive[Int(document)] {
+                docs.append(document)
+                frequencies.append(contentsOf: postingFrequencies[term][position * count..<(position + 1) * count])
+            }
+            postingDocs[term] = docs
+            postingFrequencies[term] = frequencies
+        }
+        totalPostings -= deadPostings
+        deadPostings = 0
+    }
+
+    // MARK: Search
+
+    /// The analysed, de-duplicated query terms that the index knows, with how often each was asked.
+    public func queryTerms(_ query: String) -> [(term: String, count: Int)] {
+        var counts: [String: Int] = [:]
+        var order: [String] = []
+        for term in analyzer.terms(in: query) {
+            if counts[term] == nil { order.append(term) }
+            counts[term, default: 0] += 1
+        }
+        return order.map { ($0, counts[$0]!) }
+    }
+
+    /// The inverse document frequency of a term (Lucene's BM25 form, always positive).
+    public func idf(_ term: String) -> Float {
+        guard let id = termIDs[term] else { return 0 }
+        return idf(documentFrequency: Int(documentFrequency[Int(id)]))
+    }
+
+    private func idf(documentFrequency: Int) -> Float {
+        let n = Float(liveDocumentCount)
+        let df = Float(documentFrequency)
+        return logf(1 + (n - df + 0.5) / (df + 0.5))
+    }
+
+    /// Exact top-k by BM25F among the documents the filter admits.
+    public func search(_ query: String, filter: SearchFilter, k: Int = 10) -> [SearchHit] {
+        search(terms: queryTerms(query).map { ($0.term, Float($0.count)) }, filter: filter, k: k)
+    }
+
+    /// Scores weighted terms; the weight multiplies a term's contribution (1 for plain queries).
+    public func search(terms: [(term: String, weight: Float)], filter: SearchFilter, k: Int) -> [SearchHit] {
+        guard k > 0, liveDocumentCount > 0 else { return [] }
+        let count = Self.fieldCount
+        let k1 = configuration.k1
+        var scores = [Float](repeating: 0, count: alive.count)
+        var touched: [Int32] = []
+        touched.reserveCapacity(1024)
+        var verdicts = initialVerdicts(filter)
+        for (term, weight) in terms {
+            guard let id = termIDs[term] else { continue }
+            let df = Int(documentFrequency[Int(id)])
+            guard df > 0 else { continue }
+            let termWeight = idf(documentFrequency: df) * weight
+            let docs = postingDocs[Int(id)]
+            let frequencies = postingFrequencies[Int(id)]
+            docs.withUnsafeBufferPointer { docs in
+            frequencies.withUnsafeBufferPointer { frequencies in
+            fieldNorms.withUnsafeBufferPointer { norms in
+            documentStory.withUnsafeBufferPointer { documentStory in
+            alive.withUnsafeBufferPointer { alive in
+            scores.withUnsafeMutableBufferPointer { scores in
+            verdicts.withUnsafeMutableBufferPointer { verdicts in
+                for position in 0..<docs.count {
+                    let document = Int(docs[position])
+                    let story = Int(documentStory[document])
+                    var verdict = verdicts[story]
+                    if verdict == 0 {
+                        verdict = admits(story, filter) ? 1 : 2
+                        verdicts[story] = verdict
+                    }
+                    guard verdict == 1, alive[document] else { continue }
+                    var tf: Float = 0
+                    let base = position &* count
+                    let normBase = document &* count
+                    for field in 0..<count {
+                        tf += Float(frequencies[base &+ field]) * norms[normBase &+ field]
+                    }
+                    guard tf > 0 else { continue }
+                    if scores[document] == 0 { touched.append(Int32(document)) }
+                    scores[document] += termWeight * tf / (k1 + tf)
+                }
+            }}}}}}}
+        }
+        var heap = TopK(capacity: k)
+        scores.withUnsafeBufferPointer { scores in
+            for document in touched { heap.offer(score: scores[Int(document)], document: document) }
+        }
+        return heap.sortedDescending().map {
+            SearchHit(documentID: documentIDs[Int($0.document)], storyID: stories[Int(documentStory[Int($0.document)])].storyID, score: $0.score)
+        }
+    }
+
+    /// Per story: 0 not yet decided, 1 admitted, 2 rejected. Public stories are admitted up
+    /// front when the filter is about access only, so the common case never calls `admits`.
+    private func initialVerdicts(_ filter: SearchFilter) -> [UInt8] {
+        filter.isAccessOnly ? publicVerdicts : [UInt8](repeating: 0, count: stories.count)
+    }
+
+    @inline(never)
+    private func admits(_ story: Int, _ filter: SearchFilter) -> Bool {
+        stories.withUnsafeBufferPointer { filter.admits($0[story]) }
+    }
+
+    /// Whether the index holds a term (after analysis); the typo-tolerant arm asks this.
+    public func contains(term: String) -> Bool { termIDs[term].map { documentFrequency[Int($0)] > 0 } ?? false }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
