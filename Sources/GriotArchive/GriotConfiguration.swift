@@ -1,0 +1,91 @@
+import Foundation
+import GriotSearch
+
+/// Every setting of Griot in one typed place. Defaults are written here once; a JSON file
+/// (`--config FILE` or `GRIOT_CONFIG`) overrides them, and the environment overrides the file.
+///
+/// | setting | environment | file key | default |
+/// |---|---|---|---|
+/// | database file | `GRIOT_DB` | `database` | `$XDG_DATA_HOME/griot/griot.sqlite` (`~/.local/share/...`) |
+/// | bundled corpus | `GRIOT_CORPUS` | `corpus` | the `corpus/` folder of the checkout |
+/// | BM25 k1, b | `GRIOT_BM25_K1`, `GRIOT_BM25_B` | `bm25.k1`, `bm25.b` | 1.2, 0.75 |
+///
+/// ```swift
+/// let configuration = try GriotConfiguration.load(file: nil)
+/// let store = try StoryStore(path: configuration.databasePath)
+/// ```
+public struct GriotConfiguration: Sendable {
+    public var databasePath: String
+    public var usesDefaultDatabase: Bool
+    public var corpusPath: String?
+    public var bm25 = BM25Configuration()
+
+    public static func load(file: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> GriotConfiguration {
+        var configuration = GriotConfiguration(
+            databasePath: defaultDatabasePath(environment), usesDefaultDatabase: true,
+            corpusPath: bundledCorpusPath())
+        if let file = file ?? environment["GRIOT_CONFIG"] {
+            try configuration.apply(file: file)
+        }
+        if let path = environment["GRIOT_DB"], !path.isEmpty {
+            configuration.databasePath = path
+            configuration.usesDefaultDatabase = false
+        }
+        if let path = environment["GRIOT_CORPUS"], !path.isEmpty { configuration.corpusPath = path }
+        if let value = environment["GRIOT_BM25_K1"] { configuration.bm25.k1 = try number(value, "GRIOT_BM25_K1") }
+        if let value = environment["GRIOT_BM25_B"] { configuration.bm25.b = try number(value, "GRIOT_BM25_B") }
+        return configuration
+    }
+
+    mutating func apply(file: String) throws {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ConfigurationError("cannot read the configuration file \(file); check the path or leave --config out")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw ConfigurationError("\(file) is not a JSON object; see the README's configuration section")
+        }
+        if let path = object["database"] as? String {
+            databasePath = path
+            usesDefaultDatabase = false
+        }
+        if let path = object["corpus"] as? String { corpusPath = path }
+        if let bm25Settings = object["bm25"] as? [String: Any] {
+            if let k1 = bm25Settings["k1"] as? Double { bm25.k1 = Float(k1) }
+            if let b = bm25Settings["b"] as? Double { bm25.b = Float(b) }
+        }
+    }
+
+    static func number(_ text: String, _ name: String) throws -> Float {
+        guard let value = Float(text), value >= 0 else {
+            throw ConfigurationError("\(name)=\(text) is not a non-negative number")
+        }
+        return value
+    }
+
+    static func defaultDatabasePath(_ environment: [String: String]) -> String {
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
+        return dataHome + "/griot/griot.sqlite"
+    }
+
+    /// The `corpus/` folder beside the package: found from the working directory or from the
+    /// executable's location (`.build/<config>/griot` inside the checkout).
+    static func bundledCorpusPath() -> String? {
+        var candidates = [FileManager.default.currentDirectoryPath]
+        var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<5 {
+            candidates.append(directory.path)
+            directory.deleteLastPathComponent()
+        }
+        for candidate in candidates {
+            let corpus = candidate + "/corpus"
+            if FileManager.default.fileExists(atPath: corpus + "/FORMAT.md") { return corpus }
+        }
+        return nil
+    }
+}
+
+public struct ConfigurationError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

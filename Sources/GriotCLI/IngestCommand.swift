@@ -1,0 +1,51 @@
+import ArgumentParser
+import GriotArchive
+
+struct IngestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Add or update stories from JSON or JSONL files (or folders of them).",
+        discussion: """
+            Each story is checked field by field; a story with a problem is rejected whole and \
+            the others go on. Re-ingesting an artifact_id updates that story. Exits with status 1 \
+            when any story was rejected.
+            """)
+
+    @Argument(help: "Story files (.json, .jsonl) or folders to search for them.")
+    var paths: [String]
+
+    @OptionGroup var options: ArchiveOptions
+
+    func run() async throws {
+        let archive = try options.openArchive(seedIfEmpty: false)
+        let batch = StoryFiles.read(paths)
+        for warning in batch.warnings { Terminal.note("warning: \(warning)") }
+        for problem in batch.problems { Terminal.note("rejected: \(problem)") }
+        let progress = ProgressBar(label: "ingesting")
+        let summary = try archive.ingest(batch.stories, progress: progress.update)
+        progress.finish()
+        print("\(batch.stories.count + batch.rejectedCount) stories in \(batch.filesRead) files: "
+            + "\(summary.added) added, \(summary.updated) updated, \(summary.unchanged) unchanged, \(batch.rejectedCount) rejected")
+        if batch.rejectedCount > 0 { throw ExitCode(1) }
+    }
+}
+
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Remove a story and its passages.")
+
+    @Argument(help: "The story's artifact_id.")
+    var id: String
+
+    @OptionGroup var options: ArchiveOptions
+
+    func run() async throws {
+        let archive = try options.openArchive(seedIfEmpty: false)
+        if try archive.delete(storyID: id) {
+            print("deleted \(id)")
+        } else {
+            Terminal.note("no story with artifact_id \"\(id)\"; `griot search` shows the ids of stored stories")
+            throw ExitCode(1)
+        }
+    }
+}

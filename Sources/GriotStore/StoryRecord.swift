@@ -1,0 +1,67 @@
+import Foundation
+import GRDB
+import GriotStories
+
+/// A story row: the access columns that SQL may filter on, and the whole story as JSON.
+struct StoryRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "story"
+
+    var id: String
+    var title: String
+    var privacy: String
+    var ownerUserID: String?
+    var familyGroupIDs: String
+    var document: String
+    var contentHash: String
+    var ingestedAt: Date
+
+    init(story: Story) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = String(decoding: try encoder.encode(story), as: UTF8.self)
+        id = story.artifactID
+        title = story.title
+        privacy = story.privacy.rawValue
+        ownerUserID = story.ownerUserID
+        familyGroupIDs = story.familyGroupIDs.joined(separator: ",")
+        document = json
+        contentHash = StableHash.hex(json)
+        ingestedAt = Date()
+    }
+
+    func story() throws -> Story {
+        try JSONDecoder().decode(Story.self, from: Data(document.utf8))
+    }
+}
+
+/// A passage row, one to one with `Passage`.
+struct PassageRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "passage"
+
+    var id: String
+    var storyID: String
+    var ordinal: Int
+    var text: String
+    var speaker: String?
+    var startSeconds: Double?
+    var endSeconds: Double?
+    var startOffset: Int
+    var endOffset: Int
+
+    init(_ passage: Passage) {
+        id = passage.id
+        storyID = passage.storyID
+        ordinal = passage.ordinal
+        text = passage.text
+        speaker = passage.speaker
+        startSeconds = passage.startSeconds
+        endSeconds = passage.endSeconds
+        startOffset = passage.startOffset
+        endOffset = passage.endOffset
+    }
+
+    var passage: Passage {
+        Passage(id: id, storyID: storyID, ordinal: ordinal, text: text, speaker: speaker,
+                startSeconds: startSeconds, endSeconds: endSeconds, startOffset: startOffset, endOffset: endOffset)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import GriotArchive
+import GriotSearch
+import GriotStore
+import GriotStories
+import Testing
+
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+func temporaryDatabase() -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("griot-tests-\(UUID().uuidString)")
+    return directory.appendingPathComponent("griot.sqlite").path
+}
+
+func story(_ id: String, privacy: Privacy = .public, text: String = "The levee broke at Mounds Landing and the water came up to the porch.") -> Story {
+    Story(artifactID: id, title: "Story \(id)", people: ["Ida Mae Carter"], privacy: privacy, ownerUserID: "u-ruth",
+          familyGroupIDs: ["fam-carter"], transcript: Transcript(text: text))
+}
+
+@Suite struct ArchiveTests {
+    let everyone = SearchFilter(viewer: .anonymous)
+
+    @Test func reingestingUpdatesInsteadOfDuplicating() throws {
+        let archive = try StoryArchive(store: .inMemory())
+        var summary = try archive.ingest([story("a"), story("b")])
+        #expect(summary.added == 2)
+        let passages = try archive.store.passageCount()
+
+        summary = try archive.ingest([story("a"), story("b")])
+        #expect(summary.unchanged == 2 && summary.added == 0)
+        #expect(try archive.store.storyCount() == 2)
+        #expect(try archive.store.passageCount() == passages)
+
+        summary = try archive.ingest([story("a", text: "A different telling: two nights on the church roof.")])
+        #expect(summary.updated == 1)
+        #expect(try archive.store.storyCount() == 2)
+        #expect(archive.search("roof", filter: everyone).map(\.passage.storyID) == ["a"])
+        #expect(archive.search("porch", filter: everyone).map(\.passage.storyID) == ["b"])
+    }
+
+    @Test func deleteRemovesTheStoryAndItsPassages() throws {
+        let archive = try StoryArchive(store: .inMemory())
+        try archive.ingest([story("a"), story("b")])
+        #expect(try archive.delete(storyID: "a"))
+        #expect(try archive.store.story(id: "a") == nil)
+        #expect(try archive.store.passages(storyID: "a").isEmpty)
+        #expect(archive.search("levee", filter: everyone).map(\.passage.storyID) == ["b"])
+        #expect(try !archive.delete(storyID: "a"))
+    }
+
+    @Test func aPrivacyChangeByReingestTakesEffectOnTheNextSearch() throws {
+        let archive = try StoryArchive(store: .inMemory())
+        try archive.ingest([story("a")])
+        #expect(archive.search("levee", filter: everyone).count == 1)
+        try archive.ingest([story("a", privacy: .familyOnly)])
+        #expect(archive.search("levee", filter: everyone).isEmpty)
+        #expect(archive.search("levee", filter: SearchFilter(viewer: Viewer(userID: "u-x", familyGroupIDs: ["fam-carter"]))).count == 1)
+    }
+
+    @Test func aRestartRebuildsTheSameIndexFromSQLite() throws {
+        let path = temporaryDatabase()
+        let first = try StoryArchive(store: StoryStore(path: path))
+        try first.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
+        let before = first.search("sweet potato pie", filter: everyone).map { "\($0.passage.id) \($0.score)" }
+        #expect(!before.isEmpty)
+        let second = try StoryArchive(store: StoryStore(path: path))
+        #expect(second.search("sweet potato pie", filter: everyone).map { "\($0.passage.id) \($0.score)" } == before)
+        #expect(second.passageCount == first.passageCount)
+    }
+
+    @Test func badStoriesInAFileStoreNothingOfThemselves() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("griot-ingest-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let lines = [
+            #"{"artifact_id": "good", "title": "Good", "privacy": "public", "transcript": "We rode the Panama Limited."}"#,
+            #"{"artifact_id": "bad-privacy", "title": "Bad", "privacy": "everyone", "transcript": "Not stored."}"#,
+            #"{"artifact_id": "bad-empty", "title": "Empty", "privacy": "public", "transcript": ""}"#,
+        ]
+        try lines.joined(separator: "\n").write(to: directory.appendingPathComponent("mixed.jsonl"), atomically: true, encoding: .utf8)
+        var latin1 = Data(#"{"artifact_id": "bad-bytes", "title": "Caf"#.utf8)
+        latin1.append(0xE9)
+        latin1.append(Data(#"", "transcript": "x"}"#.utf8))
+        try latin1.write(to: directory.appendingPathComponent("latin1.json"))
+
+        let batch = StoryFiles.read([directory.path])
+        #expect(batch.rejectedCount == 3)
+        let archive = try StoryArchive(store: .inMemory())
+        try archive.ingest(batch.stories)
+        #expect(try archive.store.allStories().map(\.artifactID) == ["good"])
+        #expect(try archive.store.allPassages().allSatisfy { $0.storyID == "good" })
+        #expect(archive.search("stored", filter: everyone).isEmpty)
+    }
+
+    @Test func aFiveMegabyteTranscriptIsIngestedAndSearchable() throws {
+        let sentence = "Octavia stirred the roux until it was dark as chocolate and then she added the filé. "
+        let text = String(repeating: sentence, count: 5_000_000 / sentence.utf8.count + 1) + "At the very end she sang Jolie Blonde."
+        let archive = try StoryArchive(store: .inMemory())
+        try archive.ingest([story("long", text: text)])
+        #expect(try archive.store.passageCount() > 3_000)
+        let best = try #require(archive.search("Jolie Blonde", filter: everyone).first)
+        #expect(best.snippet.marked().contains("**Jolie** **Blonde**"), "\(best.snippet.marked())")
+    }
+}
+
+@Suite struct DemoCorpusTests {
+    let batch = StoryFiles.read([packageRoot.appendingPathComponent("corpus").path])
+
+    @Test func everyDemoStoryIsValid() {
+        #expect(batch.problems.isEmpty, "\(batch.problems)")
+        #expect(batch.warnings.isEmpty, "\(batch.warnings)")
+        #expect(batch.stories.count >= 40)
+        #expect(Set(batch.stories.map(\.artifactID)).count == batch.stories.count)
+    }
+
+    @Test func theCorpusSpansFamiliesDecadesPlacesAndPrivacy() {
+        let families = Set(batch.stories.flatMap(\.familyGroupIDs))
+        #expect(families.count >= 3)
+        let decades = Set(batch.stories.flatMap(\.years).map { $0 / 10 * 10 })
+        #expect(Set(stride(from: 1920, through: 2010, by: 10)).isSubset(of: decades), "decades: \(decades.sorted())")
+        for privacy in Privacy.allCases { #expect(batch.stories.contains { $0.privacy == privacy }) }
+        #expect(batch.stories.allSatisfy { !$0.transcript.segments.isEmpty })
+        #expect(batch.stories.allSatisfy { $0.historicalContext.contains { $0.location?.coordinates != nil } })
+        let places = batch.stories.flatMap(\.allPlaces).joined(separator: " ")
+        for place in ["Chicago", "Detroit", "Tulsa", "Birmingham", "Oakland"] { #expect(places.contains(place), "no story in \(place)") }
+    }
+}
