@@ -39,5 +39,7 @@ let package = Package(
         .testTarget(name: "GriotStoriesTests", dependencies: ["GriotStories"]),
         .testTarget(name: "GriotSearchTests", dependencies: ["GriotSearch", "GriotStories"]),
         .testTarget(name: "GriotArchiveTests", dependencies: ["GriotArchive", "GriotStore"]),
+        // Runs the built `griot` binary the way a person or a script would.
+        .testTarget(name: "GriotCLITests", dependencies: ["GriotCLI"]),
     ]
 )

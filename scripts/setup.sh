@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what Griot needs on a fresh Debian machine of our kind, and nothing twice.
+# System packages: libsqlite3-dev (GRDB links the system SQLite, which has FTS5).
+set -euo pipefail
+packages=(libsqlite3-dev)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
