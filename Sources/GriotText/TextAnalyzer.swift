@@ -54,13 +54,6 @@ public struct TextAnalyzer: Sendable {
         return tokens
     }
 
-    /// The normalised form of a word before stemming, or nil for a stop word.
-    public func normalizedWord(_ word: String) -> String? {
-        let normalized = TermNormalizer.normalize(Array(word.unicodeScalars)[...])
-        if removesStopWords, StopWords.english.contains(normalized) { return nil }
-        return normalized
-    }
-
     /// The index term of one word, or nil for a stop word.
     public func term(for word: ArraySlice<Unicode.Scalar>) -> String? {
         let normalized = TermNormalizer.normalize(word)

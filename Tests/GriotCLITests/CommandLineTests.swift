@@ -120,4 +120,21 @@ final class GriotSandbox {
         #expect(run.status == 1)
         #expect(run.errors.contains("does not exist; check the path"))
     }
+
+    @Test func importWPASplitsTheVolumesIntoSearchableInterviews() throws {
+        let sandbox = try GriotSandbox()
+        let shared = ProcessInfo.processInfo.environment["GRIOT_SHARED_DATA"]
+            ?? GriotSandbox.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data").path
+        let folder = shared + "/wpa-narratives"
+        try #require(FileManager.default.fileExists(atPath: folder), "the WPA volumes are not at \(folder); set GRIOT_SHARED_DATA")
+        var run = try sandbox.run(["import-wpa", folder])
+        #expect(run.status == 0, "\(run.errors)")
+        let count = Int(run.output.split(separator: " ").first ?? "") ?? 0
+        #expect(count >= 150, "\(run.output)")
+        run = try sandbox.run(["search", "patrollers pass", "--places", "Missouri", "--json", "--k", "3"])
+        #expect(run.output.contains("wpa-missouri-"))
+        run = try sandbox.run(["import-wpa", sandbox.directory.path])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("pass the folder ../shared/data/wpa-narratives"))
+    }
 }

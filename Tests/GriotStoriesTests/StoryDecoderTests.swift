@@ -104,4 +104,18 @@ import Testing
         #expect(fields.contains("duration_seconds"))
         #expect(!fields.contains("people"))  // a single string is accepted as a one-name list
     }
+
+    @Test func aFiveMegabyteTranscriptDecodes() throws {
+        let segment = #"{"start": 0, "end": 30, "speaker": "Octavia Batiste", "text": "We stirred the roux until it was dark as chocolate, then the filé went in at the very end."}"#
+        let count = 5_000_000 / segment.utf8.count + 1
+        var segments: [String] = []
+        for index in 0..<count {
+            segments.append(segment.replacingOccurrences(of: #""start": 0, "end": 30"#, with: #""start": \#(index * 30), "end": \#(index * 30 + 30)"#))
+        }
+        let json = #"{"artifact_id": "long", "title": "Long", "privacy": "public", "transcript": {"segments": ["# + segments.joined(separator: ",") + "]}}"
+        #expect(json.utf8.count > 5_000_000)
+        let decoded = decoder.decode(Data(json.utf8), fileName: "long.json")
+        #expect(decoded.problems.isEmpty)
+        #expect(decoded.stories.first?.transcript.segments.count == count)
+    }
 }
