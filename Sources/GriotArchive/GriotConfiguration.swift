@@ -34,7 +34,18 @@ public struct GriotConfiguration: Sendable {
         if let path = environment["GRIOT_CORPUS"], !path.isEmpty { configuration.corpusPath = path }
         if let value = environment["GRIOT_BM25_K1"] { configuration.bm25.k1 = try number(value, "GRIOT_BM25_K1") }
         if let value = environment["GRIOT_BM25_B"] { configuration.bm25.b = try number(value, "GRIOT_BM25_B") }
+        try configuration.check()
         return configuration
+    }
+
+    /// The one check of settings, whichever source they came from.
+    func check() throws {
+        guard bm25.k1 >= 0, bm25.k1 <= 10 else {
+            throw ConfigurationError("BM25 k1 = \(bm25.k1) is outside 0...10; use e.g. 1.2 (GRIOT_BM25_K1 or bm25.k1), or leave it unset")
+        }
+        guard bm25.b >= 0, bm25.b <= 1 else {
+            throw ConfigurationError("BM25 b = \(bm25.b) is outside 0...1; use e.g. 0.75 (GRIOT_BM25_B or bm25.b), or leave it unset")
+        }
     }
 
     mutating func apply(file: String) throws {
@@ -56,8 +67,8 @@ public struct GriotConfiguration: Sendable {
     }
 
     static func number(_ text: String, _ name: String) throws -> Float {
-        guard let value = Float(text), value >= 0 else {
-            throw ConfigurationError("\(name)=\(text) is not a non-negative number")
+        guard let value = Float(text) else {
+            throw ConfigurationError("\(name)=\(text) is not a number; set e.g. \(name)=\(name.hasSuffix("B") ? "0.75" : "1.2") or unset it")
         }
         return value
     }

@@ -11,24 +11,44 @@ struct ArchiveOptions: ParsableArguments {
     @Option(name: .long, help: "A JSON configuration file (see the README).")
     var config: String?
 
-    /// Opens the archive. On first use of the default database, the bundled demo corpus is
-    /// ingested so that a new user can search at once.
-    func openArchive(seedIfEmpty: Bool = true) throws -> StoryArchive {
+    /// Opens the archive. On first use of the default database the bundled demo corpus is
+    /// ingested (once: emptying the database later does not bring it back). A database named
+    /// with --db or GRIOT_DB must exist unless the command creates stories.
+    func openArchive(creating: Bool = false) throws -> StoryArchive {
         var configuration = try GriotConfiguration.load(file: config)
         if let db {
             configuration.databasePath = db
             configuration.usesDefaultDatabase = false
         }
+        if !creating, !configuration.usesDefaultDatabase, !FileManager.default.fileExists(atPath: configuration.databasePath) {
+            throw ValidationError("no database at \(configuration.databasePath); ingest stories first (griot ingest FILE --db \(configuration.databasePath)) or check the path")
+        }
         let store = try StoryStore(path: configuration.databasePath)
         let archive = try StoryArchive(store: store, configuration: configuration.bm25)
-        if seedIfEmpty, configuration.usesDefaultDatabase, archive.storyCount == 0, let corpus = configuration.corpusPath {
-            let batch = StoryFiles.read([corpus])
-            let progress = ProgressBar(label: "demo corpus")
-            let summary = try archive.ingest(batch.stories, progress: progress.update)
-            progress.finish()
-            Terminal.note("first use: ingested \(summary.added) demo stories from \(corpus) into \(configuration.databasePath)")
+        if configuration.usesDefaultDatabase, try store.metaValue(Self.seededKey) == nil {
+            try seed(archive, corpus: configuration.corpusPath, into: configuration.databasePath)
         }
         return archive
+    }
+
+    private static let seededKey = "demo_corpus_seeded"
+
+    private func seed(_ archive: StoryArchive, corpus: String?, into path: String) throws {
+        guard try archive.storyCount() == 0 else {
+            try archive.store.setMetaValue(Self.seededKey, "skipped: the database already had stories")
+            return
+        }
+        guard let corpus else {
+            Terminal.note("note: the demo corpus (corpus/ of the checkout) was not found, so the database starts empty; set GRIOT_CORPUS to load it")
+            return
+        }
+        let batch = StoryFiles.read([corpus])
+        for problem in batch.problems { Terminal.note("demo corpus: \(problem)") }
+        let progress = ProgressBar(label: "demo corpus")
+        let summary = try archive.ingest(batch.stories, progress: progress.update)
+        progress.finish()
+        try archive.store.setMetaValue(Self.seededKey, ISO8601DateFormatter().string(from: Date()))
+        Terminal.note("first use: ingested \(summary.added) demo stories from \(corpus) into \(path)")
     }
 }
 

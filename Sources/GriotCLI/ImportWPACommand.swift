@@ -16,7 +16,7 @@ struct ImportWPACommand: AsyncParsableCommand {
 
     func run() async throws {
         let stories = try WPAImporter().stories(inDirectory: URL(fileURLWithPath: directory))
-        let archive = try options.openArchive(seedIfEmpty: false)
+        let archive = try options.openArchive(creating: true)
         let progress = ProgressBar(label: "importing")
         let summary = try archive.ingest(stories, progress: progress.update)
         progress.finish()

@@ -8,7 +8,7 @@ struct IngestCommand: AsyncParsableCommand {
         discussion: """
             Each story is checked field by field; a story with a problem is rejected whole and \
             the others go on. Re-ingesting an artifact_id updates that story. Exits with status 1 \
-            when any story was rejected.
+            when any story was rejected or any path could not be read.
             """)
 
     @Argument(help: "Story files (.json, .jsonl) or folders to search for them.")
@@ -17,7 +17,7 @@ struct IngestCommand: AsyncParsableCommand {
     @OptionGroup var options: ArchiveOptions
 
     func run() async throws {
-        let archive = try options.openArchive(seedIfEmpty: false)
+        let archive = try options.openArchive(creating: true)
         let batch = StoryFiles.read(paths)
         for warning in batch.warnings { Terminal.note("warning: \(warning)") }
         for problem in batch.problems { Terminal.note("rejected: \(problem)") }
@@ -26,7 +26,7 @@ struct IngestCommand: AsyncParsableCommand {
         progress.finish()
         print("\(batch.stories.count + batch.rejectedCount) stories in \(batch.filesRead) files: "
             + "\(summary.added) added, \(summary.updated) updated, \(summary.unchanged) unchanged, \(batch.rejectedCount) rejected")
-        if batch.rejectedCount > 0 { throw ExitCode(1) }
+        if !batch.problems.isEmpty { throw ExitCode(1) }
     }
 }
 
@@ -40,11 +40,11 @@ struct DeleteCommand: AsyncParsableCommand {
     @OptionGroup var options: ArchiveOptions
 
     func run() async throws {
-        let archive = try options.openArchive(seedIfEmpty: false)
+        let archive = try options.openArchive()
         if try archive.delete(storyID: id) {
             print("deleted \(id)")
         } else {
-            Terminal.note("no story with artifact_id \"\(id)\"; `griot search` shows the ids of stored stories")
+            Terminal.note("no story with artifact_id \"\(id)\" in this database; check the id (the artifact_id of the story file) and --db")
             throw ExitCode(1)
         }
     }

@@ -58,7 +58,7 @@ struct SearchCommand: AsyncParsableCommand {
             viewer: Viewer(userID: viewer, familyGroupIDs: Set(list(families))),
             people: list(people), places: list(places), topics: list(topics), tags: list(tags),
             years: try yearRange())
-        let results = archive.search(query, filter: filter, k: k)
+        let results = try archive.search(query, filter: filter, k: k)
         if json {
             print(try jsonText(results))
         } else if results.isEmpty {
@@ -101,7 +101,7 @@ struct SearchCommand: AsyncParsableCommand {
 
     private func yearRange() throws -> ClosedRange<Int>? {
         guard let years else { return nil }
-        let parts = years.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        let parts = years.split(separator: "-", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
         switch parts.count {
         case 1: if let year = parts[0] { return year...year }
         case 2: if let from = parts[0], let to = parts[1], from <= to { return from...to }

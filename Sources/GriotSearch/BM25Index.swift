@@ -33,6 +33,18 @@ public struct SearchDocument: Sendable {
     }
 }
 
+/// A batch of stories whose text is already analysed (see `BM25Index.prepare`).
+public struct PreparedBatch: Sendable {
+    public struct Document: Sendable {
+        var id: String
+        var terms: [String]
+        var frequencies: [[UInt16]]
+        var lengths: [UInt32]
+    }
+
+    var stories: [(StoryFacets, [Document])]
+}
+
 /// A ranked result.
 public struct SearchHit: Sendable, Hashable {
     public var documentID: String
@@ -75,8 +87,6 @@ public struct BM25Index: Sendable {
     /// `weight / (1 - b + b * length / average length)` per document and field.
     private var fieldNorms: [Float] = []
     private var liveDocumentCount = 0
-    private var deadPostings = 0
-    private var totalPostings = 0
     private var fieldLengthTotals = [Double](repeating: 0, count: fieldCount)
 
     // Stories.
@@ -104,7 +114,36 @@ public struct BM25Index: Sendable {
 
     /// Adds or replaces many stories, recomputing length statistics once at the end.
     public mutating func addStories(_ batch: [(StoryFacets, [SearchDocument])]) {
-        for (facets, documents) in batch {
+        apply(prepare(batch))
+    }
+
+    /// Text analysis for a batch, done without touching the index, so that a caller holding
+    /// a lock around the index can analyse first and hold the lock only for `apply`.
+    public func prepare(_ batch: [(StoryFacets, [SearchDocument])]) -> PreparedBatch {
+        Self.prepare(batch, analyzer: analyzer)
+    }
+
+    public static func prepare(_ batch: [(StoryFacets, [SearchDocument])], analyzer: TextAnalyzer) -> PreparedBatch {
+        PreparedBatch(stories: batch.map { facets, documents in
+            (facets, documents.map { document in
+                var frequencies: [String: [UInt16]] = [:]
+                var lengths = [UInt32](repeating: 0, count: Self.fieldCount)
+                for (field, text) in document.fields {
+                    for term in analyzer.terms(in: text) {
+                        frequencies[term, default: [UInt16](repeating: 0, count: Self.fieldCount)][field.rawValue] &+= 1
+                        lengths[field.rawValue] += 1
+                    }
+                }
+                // Sorted so that the same text always builds the same postings.
+                let terms = frequencies.keys.sorted()
+                return PreparedBatch.Document(id: document.id, terms: terms, frequencies: terms.map { frequencies[$0]! }, lengths: lengths)
+            })
+        })
+    }
+
+    /// Adds or replaces the prepared stories.
+    public mutating func apply(_ batch: PreparedBatch) {
+        for (facets, documents) in batch.stories {
             let story = upsertStory(facets)
             for document in storyDocuments[Int(story)] { tombstone(document) }
             storyDocuments[Int(story)] = documents.map { addDocument($0, story: story) }
@@ -149,33 +188,25 @@ public struct BM25Index: Sendable {
         return story
     }
 
-    private mutating func addDocument(_ document: SearchDocument, story: Int32) -> Int32 {
+    private mutating func addDocument(_ document: PreparedBatch.Document, story: Int32) -> Int32 {
         let documentNumber = Int32(documentIDs.count)
-        var frequencies: [Int32: [UInt16]] = [:]
-        var lengths = [UInt32](repeating: 0, count: Self.fieldCount)
-        for (field, text) in document.fields {
-            for term in analyzer.terms(in: text) {
-                let termID = internTerm(term)
-                frequencies[termID, default: [UInt16](repeating: 0, count: Self.fieldCount)][field.rawValue] &+= 1
-                lengths[field.rawValue] += 1
-            }
-        }
-        // Sorted so that the same text always builds the same postings.
-        let terms = frequencies.keys.sorted()
-        for termID in terms {
+        var termNumbers: [Int32] = []
+        termNumbers.reserveCapacity(document.terms.count)
+        for (term, frequencies) in zip(document.terms, document.frequencies) {
+            let termID = internTerm(term)
+            termNumbers.append(termID)
             postingDocs[Int(termID)].append(documentNumber)
-            postingFrequencies[Int(termID)].append(contentsOf: frequencies[termID]!)
+            postingFrequencies[Int(termID)].append(contentsOf: frequencies)
             documentFrequency[Int(termID)] += 1
         }
-        totalPostings += terms.count
         documentIDs.append(document.id)
         documentStory.append(story)
-        documentLengths.append(contentsOf: lengths)
-        documentTerms.append(terms)
+        documentLengths.append(contentsOf: document.lengths)
+        documentTerms.append(termNumbers)
         alive.append(true)
         fieldNorms.append(contentsOf: [Float](repeating: 0, count: Self.fieldCount))
         liveDocumentCount += 1
-        for field in 0..<Self.fieldCount { fieldLengthTotals[field] += Double(lengths[field]) }
+        for field in 0..<Self.fieldCount { fieldLengthTotals[field] += Double(document.lengths[field]) }
         return documentNumber
     }
 
@@ -195,7 +226,6 @@ public struct BM25Index: Sendable {
         alive[number] = false
         liveDocumentCount -= 1
         for termID in documentTerms[number] { documentFrequency[Int(termID)] -= 1 }
-        deadPostings += documentTerms[number].count
         for field in 0..<Self.fieldCount {
             fieldLengthTotals[field] -= Double(documentLengths[number * Self.fieldCount + field])
         }
@@ -227,24 +257,45 @@ public struct BM25Index: Sendable {
         }
     }
 
-    /// Drops dead postings once they are a quarter of all postings.
+    /// Once a quarter of the documents are dead, drops them: postings, per-document arrays
+    /// and numbers, so a long-running index does not grow with every re-ingest.
     private mutating func compactIfNeeded() {
-        guard deadPostings > 1024, deadPostings * 4 > totalPostings else { return }
+        let dead = alive.count - liveDocumentCount
+        guard dead > 256, dead * 4 > alive.count else { return }
         let count = Self.fieldCount
+        var renumbered = [Int32](repeating: -1, count: alive.count)
+        var next: Int32 = 0
+        for document in alive.indices where alive[document] {
+            renumbered[document] = next
+            next += 1
+        }
         for term in 0..<postingDocs.count {
             var docs: [Int32] = []
             var frequencies: [UInt16] = []
             docs.reserveCapacity(Int(documentFrequency[term]))
             frequencies.reserveCapacity(Int(documentFrequency[term]) * count)
             for (position, document) in postingDocs[term].enumerated() where alive[Int(document)] {
-                docs.append(document)
+                docs.append(renumbered[Int(document)])
                 frequencies.append(contentsOf: postingFrequencies[term][position * count..<(position + 1) * count])
             }
             postingDocs[term] = docs
             postingFrequencies[term] = frequencies
         }
-        totalPostings -= deadPostings
-        deadPostings = 0
+        func keepLive<T>(_ values: [T], stride: Int = 1) -> [T] {
+            var kept: [T] = []
+            kept.reserveCapacity(liveDocumentCount * stride)
+            for document in alive.indices where alive[document] {
+                kept.append(contentsOf: values[document * stride..<(document + 1) * stride])
+            }
+            return kept
+        }
+        documentIDs = keepLive(documentIDs)
+        documentStory = keepLive(documentStory)
+        documentLengths = keepLive(documentLengths, stride: count)
+        documentTerms = keepLive(documentTerms)
+        fieldNorms = keepLive(fieldNorms, stride: count)
+        storyDocuments = storyDocuments.map { $0.map { renumbered[Int($0)] } }
+        alive = [Bool](repeating: true, count: liveDocumentCount)
     }
 
     // MARK: Search
@@ -286,7 +337,7 @@ public struct BM25Index: Sendable {
         var touched: [Int32] = []
         touched.reserveCapacity(1024)
         var verdicts = initialVerdicts(filter)
-        for (term, weight) in terms {
+        for (term, weight) in terms where weight > 0 {
             guard let id = termIDs[term] else { continue }
             let df = Int(documentFrequency[Int(id)])
             guard df > 0 else { continue }
@@ -325,9 +376,10 @@ public struct BM25Index: Sendable {
         scores.withUnsafeBufferPointer { scores in
             for document in touched { heap.offer(score: scores[Int(document)], document: document) }
         }
+        // Equal scores are ordered by passage id, which (unlike internal numbers) survives a restart.
         return heap.sortedDescending().map {
             SearchHit(documentID: documentIDs[Int($0.document)], storyID: stories[Int(documentStory[Int($0.document)])].storyID, score: $0.score)
-        }
+        }.sorted { $0.score > $1.score || ($0.score == $1.score && $0.documentID < $1.documentID) }
     }
 
     /// Per story: 0 not yet decided, 1 admitted, 2 rejected. Public stories are admitted up
@@ -341,7 +393,8 @@ public struct BM25Index: Sendable {
         stories.withUnsafeBufferPointer { filter.admits($0[story]) }
     }
 
-    /// Whether the index holds a term (after analysis); the typo-tolerant arm asks this.
+    /// Whether the index holds a term (after analysis), in any story: callers must not show
+    /// such a term to a viewer unless a search the viewer may run finds it.
     public func contains(term: String) -> Bool { termIDs[term].map { documentFrequency[Int($0)] > 0 } ?? false }
 }
 

@@ -78,7 +78,7 @@ public struct StoryFacets: Sendable, Hashable {
     public init(story: Story) {
         self.init(storyID: story.artifactID, privacy: story.privacy, ownerUserID: story.ownerUserID,
                   familyGroupIDs: story.familyGroupIDs, people: story.allPeople, places: story.allPlaces,
-                  topics: story.aiMetadata.topics + story.aiMetadata.keywords + story.subject,
+                  topics: story.allTopics,
                   tags: story.tags, years: story.years)
     }
 

@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import GriotStories
 
-/// A story row: the access columns that SQL may filter on, and the whole story as JSON.
+/// A story row: the access columns (for SQL-side filters and operators' queries) and the
+/// whole story as JSON.
 struct StoryRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "story"
 
@@ -15,7 +16,7 @@ struct StoryRecord: Codable, FetchableRecord, PersistableRecord {
     var contentHash: String
     var ingestedAt: Date
 
-    init(story: Story) throws {
+    init(story: Story, revision: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(story), as: UTF8.self)
@@ -23,9 +24,10 @@ struct StoryRecord: Codable, FetchableRecord, PersistableRecord {
         title = story.title
         privacy = story.privacy.rawValue
         ownerUserID = story.ownerUserID
-        familyGroupIDs = story.familyGroupIDs.joined(separator: ",")
+        // JSON, not a joined string: group ids may hold any character.
+        familyGroupIDs = String(decoding: try encoder.encode(story.familyGroupIDs), as: UTF8.self)
         document = json
-        contentHash = StableHash.hex(json)
+        contentHash = StableHash.hex(revision + "\n" + json)
         ingestedAt = Date()
     }
 

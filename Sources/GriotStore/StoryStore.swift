@@ -2,6 +2,11 @@ import Foundation
 import GRDB
 import GriotStories
 
+/// What storing one story did.
+public enum SaveOutcome: Sendable, Hashable {
+    case added, updated, unchanged
+}
+
 /// What storing a batch of stories did.
 public struct StoreSummary: Sendable, Hashable {
     public var added = 0
@@ -9,6 +14,16 @@ public struct StoreSummary: Sendable, Hashable {
     public var unchanged = 0
 
     public init() {}
+
+    public mutating func count(_ outcomes: [SaveOutcome]) {
+        for outcome in outcomes {
+            switch outcome {
+            case .added: added += 1
+            case .updated: updated += 1
+            case .unchanged: unchanged += 1
+            }
+        }
+    }
 }
 
 /// Stories and their passages in one SQLite file (WAL), through GRDB.
@@ -72,33 +87,47 @@ public final class StoryStore: Sendable {
                 table.column("endOffset", .integer).notNull()
             }
             try db.create(index: "passage_by_story", on: "passage", columns: ["storyID", "ordinal"])
+            // Facts about the database itself, e.g. that the demo corpus was seeded once.
+            try db.create(table: "meta") { table in
+                table.primaryKey("key", .text)
+                table.column("value", .text).notNull()
+            }
         }
         return migrator
     }
 
     // MARK: Writing
 
-    /// Inserts new stories and replaces changed ones, each with its passages, in one transaction.
-    public func save(_ batch: [(story: Story, passages: [Passage])]) throws -> StoreSummary {
+    /// Inserts new stories and replaces changed ones, each with its passages, in one
+    /// transaction. `revision` names how the passages were made (the splitter's settings):
+    /// a story stored under another revision counts as changed, so its passages are re-cut.
+    public func save(_ batch: [(story: Story, passages: [Passage])], revision: String = "") throws -> [SaveOutcome] {
         try writer.write { db in
-            var summary = StoreSummary()
-            for (story, passages) in batch {
-                let record = try StoryRecord(story: story)
+            try batch.map { story, passages in
+                let record = try StoryRecord(story: story, revision: revision)
+                let outcome: SaveOutcome
                 if let existing = try String.fetchOne(db, sql: "SELECT contentHash FROM story WHERE id = ?", arguments: [story.artifactID]) {
-                    if existing == record.contentHash {
-                        summary.unchanged += 1
-                        continue
-                    }
+                    if existing == record.contentHash { return .unchanged }
                     try db.execute(sql: "DELETE FROM passage WHERE storyID = ?", arguments: [story.artifactID])
                     try record.update(db)
-                    summary.updated += 1
+                    outcome = .updated
                 } else {
                     try record.insert(db)
-                    summary.added += 1
+                    outcome = .added
                 }
                 for passage in passages { try PassageRecord(passage).insert(db) }
+                return outcome
             }
-            return summary
+        }
+    }
+
+    public func metaValue(_ key: String) throws -> String? {
+        try writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
+    }
+
+    public func setMetaValue(_ key: String, _ value: String) throws {
+        try writer.write { db in
+            try db.execute(sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [key, value])
         }
     }
 

@@ -23,6 +23,9 @@ public struct PassageSplitter: Sendable {
 
     public init() {}
 
+    /// Names the cutting rules and sizes; stored with each story so a change re-cuts passages.
+    public var revision: String { "passages-1/\(minTokens)/\(targetTokens)/\(maxTokens)/\(overlapTokens)" }
+
     public func passages(of story: Story) -> [Passage] {
         let scalars = Array(story.transcript.text.unicodeScalars)
         let segments = segmentRanges(story.transcript)

@@ -102,13 +102,19 @@ final class GriotSandbox {
         #expect(run.errors.contains("first use: ingested"))
         #expect(run.output.contains("carter-sweet-potato-pie"))
 
-        // A family_only story: hidden from the public, shown to the family.
+        // A private story: only its owner finds it, not even the family.
         run = try sandbox.run(["search", "Marquette Park rock", "--json"], useDefaultDatabase: true)
         #expect(!run.output.contains("carter-1966-open-housing-march"))
         run = try sandbox.run(["search", "Marquette Park rock", "--json", "--viewer", "u-ruth-carter"], useDefaultDatabase: true)
         #expect(run.output.contains("carter-1966-open-housing-march"))
         run = try sandbox.run(["search", "Marquette Park rock", "--json", "--viewer", "u-someone", "--families", "fam-carter"], useDefaultDatabase: true)
-        #expect(!run.output.contains("carter-1966-open-housing-march"))  // private, not family_only
+        #expect(!run.output.contains("carter-1966-open-housing-march"))
+
+        // A family_only story: hidden from the public and other families, shown to the family.
+        let query = ["search", "army overcoat Maxwell Street", "--json"]
+        #expect(!(try sandbox.run(query, useDefaultDatabase: true).output.contains("carter-first-winter-bronzeville")))
+        #expect(!(try sandbox.run(query + ["--viewer", "u-x", "--families", "fam-odom"], useDefaultDatabase: true).output.contains("carter-first-winter-bronzeville")))
+        #expect(try sandbox.run(query + ["--viewer", "u-x", "--families", "fam-odom,fam-carter"], useDefaultDatabase: true).output.contains("carter-first-winter-bronzeville"))
     }
 
     @Test func badArgumentsSayWhatToDo() throws {
@@ -116,9 +122,16 @@ final class GriotSandbox {
         var run = try sandbox.run(["search", "flood", "--years", "nineteen"])
         #expect(run.status != 0)
         #expect(run.errors.contains("write e.g. 1927 or 1920-1939"))
+        run = try sandbox.run(["search", "flood", "--years", "1920-"])
+        #expect(run.errors.contains("write e.g. 1927 or 1920-1939"))
         run = try sandbox.run(["ingest", sandbox.directory.appendingPathComponent("missing.json").path])
         #expect(run.status == 1)
         #expect(run.errors.contains("does not exist; check the path"))
+        run = try sandbox.run(["search", "flood", "--db", sandbox.directory.appendingPathComponent("typo.sqlite").path], useDefaultDatabase: true)
+        #expect(run.status != 0)
+        #expect(run.errors.contains("no database at"))
+        #expect(run.errors.contains("ingest stories first"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.directory.appendingPathComponent("typo.sqlite").path))
     }
 
     @Test func importWPASplitsTheVolumesIntoSearchableInterviews() throws {

@@ -93,6 +93,35 @@ import Testing
         #expect(hits.allSatisfy { Int($0.documentID.dropFirst())! % 6 == 0 })
     }
 
+    @Test func scoresAfterDeletionsEqualAFreshIndexOfWhatIsLeft() {
+        var random = SeededRandom(seed: 11)
+        let vocabulary = ["flood", "levee", "camp", "boat", "rain", "cotton", "mule", "train", "north", "chicago"]
+        let documents = (0..<3_000).map { number in
+            document("d\(number)", (0..<Int.random(in: 3...40, using: &random)).map { _ in vocabulary.randomElement(using: &random)! }.joined(separator: " "))
+        }
+        var live = BM25Index()
+        live.addStories(documents)
+        let removed = Set((0..<3_000).filter { $0 % 3 != 1 }.map { "d\($0)" })
+        for id in removed.sorted() { live.removeStory(id) }
+        live.addStories(Array(documents.prefix(30)))  // some come back, under new numbers
+        var fresh = BM25Index()
+        fresh.addStories(documents.filter { !removed.contains($0.0.storyID) } + Array(documents.prefix(30)).filter { removed.contains($0.0.storyID) })
+        #expect(live.documentCount == fresh.documentCount)
+        for query in ["flood levee", "mule train north", "chicago"] {
+            let a = live.search(query, filter: everyone, k: 50)
+            let b = fresh.search(query, filter: everyone, k: 50)
+            #expect(a.map(\.documentID) == b.map(\.documentID))
+            for (x, y) in zip(a, b) { #expect(abs(x.score - y.score) < 1e-5) }
+        }
+    }
+
+    @Test func termsWithoutWeightNeitherScoreNorRepeatADocument() {
+        var index = BM25Index()
+        index.addStories([document("x", "flood train")])
+        let hits = index.search(terms: [("flood", 0), ("train", 1)], filter: everyone, k: 10)
+        #expect(hits.map(\.documentID) == ["x"])
+    }
+
     @Test func facetFiltersNarrowByPeoplePlacesAndYears() {
         var index = BM25Index()
         let stories = [

@@ -21,6 +21,7 @@ import Testing
 
     struct Corpus {
         var stories: [Story]
+        var documents: [SearchDocument]
         var index: BM25Index
     }
 
@@ -46,7 +47,7 @@ import Testing
             batch.append((StoryFacets(story: story), documents))
         }
         index.addStories(batch)
-        return Corpus(stories: stories, index: index)
+        return Corpus(stories: stories, documents: batch.flatMap(\.1), index: index)
     }
 
     @Test func tenThousandRandomSearchesWithRandomViewersLeakNothing() {
@@ -62,7 +63,8 @@ import Testing
                 var filter = SearchFilter(viewer: Viewer(userID: userID, familyGroupIDs: families))
                 if Int.random(in: 0..<4, using: &random) == 0 { filter.people = ["Amos"] }
                 let query = (0..<Int.random(in: 1...4, using: &random)).map { _ in Self.words.randomElement(using: &random)! }.joined(separator: " ")
-                let hits = corpus.index.search(query, filter: filter, k: Int.random(in: 1...50, using: &random))
+                let k = Int.random(in: 1...50, using: &random)
+                let hits = corpus.index.search(query, filter: filter, k: k)
                 searches += 1
                 hitsSeen += hits.count
                 for hit in hits {
@@ -70,7 +72,15 @@ import Testing
                     #expect(Self.visible(story, to: userID, families: families), "leak: \(hit.storyID) to \(userID ?? "anonymous") \(families)")
                     if !filter.people.isEmpty { #expect(story.people == ["Amos"]) }
                 }
-                // And nothing visible is missing: the number of hits is the number of visible matches, capped at k.
+                // And nothing visible is missing: as many hits as visible matching passages, up to k.
+                let queryTerms = Set(query.split(separator: " ").map(String.init))
+                let visibleMatches = corpus.documents.filter { document in
+                    let story = byID[document.storyID]!
+                    return Self.visible(story, to: userID, families: families)
+                        && (filter.people.isEmpty || story.people == ["Amos"])
+                        && !queryTerms.isDisjoint(with: (document.fields[.text] ?? "").split(separator: " ").map(String.init) + [story.title])
+                }.count
+                #expect(hits.count == min(k, visibleMatches))
             }
         }
         #expect(searches == 10_000)

@@ -60,6 +60,13 @@ import Testing
         #expect(Set(splitter.passages(of: story).map(\.id)).count == splitter.passages(of: story).count)
     }
 
+    @Test func passageIdsArePinnedAcrossRunsAndMachines() {
+        // Swift's Hasher is seeded per process; this pins the stable hash the ids are built on.
+        #expect(StableHash.hex("a") == "af63dc4c8601ec8c")
+        let passages = splitter.passages(of: Story(artifactID: "pin", title: "P", transcript: Transcript(text: "We rode north.")))
+        #expect(passages.map(\.id) == ["pin-\(StableHash.hex("We rode north."))"])
+    }
+
     @Test func aPlainTranscriptWithoutTimesHasNoSeconds() {
         let text = String(repeating: "We sang at True Vine every Sunday. ", count: 200)
         let passages = splitter.passages(of: Story(artifactID: "plain", title: "P", transcript: Transcript(text: text)))
