@@ -6,21 +6,27 @@ public struct StoryProblem: Error, Sendable, Hashable, CustomStringConvertible {
     public var file: String
     /// 1-based line for JSONL files.
     public var line: Int?
+    /// 0-based position in a top-level JSON array, so that the person can find the story
+    /// in a file that holds many of them on few lines.
+    public var element: Int?
     public var artifactID: String?
     public var field: String?
     public var message: String
 
-    public init(file: String, line: Int? = nil, artifactID: String? = nil, field: String? = nil, message: String) {
+    public init(file: String, line: Int? = nil, element: Int? = nil, artifactID: String? = nil, field: String? = nil, message: String) {
         self.file = file
         self.line = line
+        self.element = element
         self.artifactID = artifactID
         self.field = field
         self.message = message
     }
 
+    /// `FILE[:LINE][[ELEMENT]]: story "ID" field "F": message`, e.g. `family.jsonl:5: ...` or `family.json[3]: ...`.
     public var description: String {
         var place = file
         if let line { place += ":\(line)" }
+        if let element { place += "[\(element)]" }
         var subject = ""
         if let artifactID { subject += " story \"\(artifactID)\"" }
         if let field { subject += " field \"\(field)\"" }
@@ -28,11 +34,17 @@ public struct StoryProblem: Error, Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The stories of one file, with what was wrong (rejected stories) and what was odd (kept).
+/// The stories of one file, with what was wrong (rejected stories) and what was odd (worth a
+/// look, but no reason to reject a story).
 public struct DecodedStories: Sendable {
     public var stories: [Story] = []
     public var problems: [StoryProblem] = []
     public var warnings: [StoryProblem] = []
+    /// Stories turned away: one per story object with problems (however many problems it has),
+    /// per unreadable file or JSONL line, and per valid copy dropped because a later copy with
+    /// the same artifact_id was rejected. Counted here because problems cannot be: one story
+    /// may have several, and stories without a usable artifact_id cannot be told apart.
+    public var rejectedCount = 0
 }
 
 /// Reads stories in the ingest format (see `corpus/FORMAT.md`) from JSON or JSONL and checks
@@ -49,6 +61,7 @@ public struct StoryDecoder: Sendable {
     /// is JSON holding one story object or an array of them.
     public func decode(_ data: Data, fileName: String) -> DecodedStories {
         var result = DecodedStories()
+        var occurrences: [Occurrence] = []
         var bytes = [UInt8](data)
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }
         let lower = fileName.lowercased()
@@ -57,19 +70,33 @@ public struct StoryDecoder: Sendable {
             for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
                 lineNumber += 1
                 if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-                decodeDocument(Array(line), fileName: fileName, line: lineNumber, into: &result)
+                decodeDocument(Array(line), fileName: fileName, line: lineNumber, into: &result, occurrences: &occurrences)
             }
         } else {
-            decodeDocument(bytes, fileName: fileName, line: nil, into: &result)
+            decodeDocument(bytes, fileName: fileName, line: nil, into: &result, occurrences: &occurrences)
         }
-        return resolveDuplicates(result, fileName: fileName)
+        return resolveDuplicates(result, occurrences: occurrences, fileName: fileName)
     }
 
-    private func decodeDocument(_ bytes: [UInt8], fileName: String, line: Int?, into result: inout DecodedStories) {
+    /// One story object as it appeared in the file, accepted or not, so that duplicates can be
+    /// judged by the copy the person wrote last rather than by the last copy that happened to pass.
+    private struct Occurrence {
+        var artifactID: String
+        var line: Int?
+        var element: Int?
+        /// Its index in `DecodedStories.stories`, or nil when it was rejected.
+        var storyIndex: Int?
+    }
+
+    private func decodeDocument(
+        _ bytes: [UInt8], fileName: String, line: Int?,
+        into result: inout DecodedStories, occurrences: inout [Occurrence]
+    ) {
         if let offset = firstInvalidUTF8Offset(bytes) {
             result.problems.append(StoryProblem(
                 file: fileName, line: line,
                 message: "is not valid UTF-8 (bad byte at offset \(offset)); save the file as UTF-8 and ingest it again"))
+            result.rejectedCount += 1
             return
         }
         let parsed: Any
@@ -80,39 +107,70 @@ public struct StoryDecoder: Sendable {
             result.problems.append(StoryProblem(
                 file: fileName, line: line,
                 message: "is not valid JSON (\(reason)); fix the syntax, e.g. a missing comma or quote"))
+            result.rejectedCount += 1
             return
         }
-        let objects: [Any] = (parsed as? [Any]) ?? [parsed]
-        for object in objects {
+        // Only stories in a top-level array get a position; a lone object is found by its file (or line).
+        let elements: [(object: Any, element: Int?)] = (parsed as? [Any]).map { list in
+            list.enumerated().map { ($0.element, $0.offset) }
+        } ?? [(parsed, nil)]
+        for (object, element) in elements {
             guard let fields = object as? [String: Any] else {
                 result.problems.append(StoryProblem(
-                    file: fileName, line: line,
+                    file: fileName, line: line, element: element,
                     message: "holds a \(typeName(object)), not a story object; each story is a JSON object {\"artifact_id\": ..., \"title\": ..., \"transcript\": ...}"))
+                result.rejectedCount += 1
                 continue
             }
-            var reader = FieldReader(fields: fields, file: fileName, line: line)
-            if let story = reader.story() {
+            var reader = FieldReader(fields: fields, file: fileName, line: line, element: element)
+            let story = reader.story()
+            // Warnings of a rejected story are kept too: a misspelt key often explains the rejection.
+            result.warnings += reader.warnings
+            if let story {
                 result.stories.append(story)
-                result.warnings += reader.warnings
             } else {
                 result.problems += reader.problems
+                result.rejectedCount += 1
+            }
+            if let id = reader.artifactID {
+                occurrences.append(Occurrence(
+                    artifactID: id, line: line, element: element,
+                    storyIndex: story == nil ? nil : result.stories.count - 1))
             }
         }
     }
 
-    /// Inside one file the last story with an id wins; the earlier ones are dropped with a warning.
-    private func resolveDuplicates(_ decoded: DecodedStories, fileName: String) -> DecodedStories {
+    /// Inside one file the last copy of an id is the one the person meant. When it is valid it
+    /// wins and the earlier copies are dropped with a warning. When it was rejected, no copy is
+    /// stored: an earlier copy may say `"privacy": "public"` where the last one tried to restrict
+    /// the story, so keeping it would publish what the person meant to hide.
+    private func resolveDuplicates(_ decoded: DecodedStories, occurrences: [Occurrence], fileName: String) -> DecodedStories {
         var result = decoded
-        var lastIndex: [String: Int] = [:]
-        for (index, story) in decoded.stories.enumerated() { lastIndex[story.artifactID] = index }
-        guard lastIndex.count < decoded.stories.count else { return result }
-        result.stories = decoded.stories.enumerated().filter { lastIndex[$0.element.artifactID] == $0.offset }.map(\.element)
-        var counts: [String: Int] = [:]
-        for story in decoded.stories { counts[story.artifactID, default: 0] += 1 }
-        for (id, count) in counts.sorted(by: { $0.key < $1.key }) where count > 1 {
-            result.warnings.append(StoryProblem(
-                file: fileName, artifactID: id, field: "artifact_id",
-                message: "appears \(count) times in this file; the last one is kept (give each story its own artifact_id if they differ)"))
+        var copies: [String: [Occurrence]] = [:]
+        var order: [String] = []
+        for occurrence in occurrences {
+            if copies[occurrence.artifactID] == nil { order.append(occurrence.artifactID) }
+            copies[occurrence.artifactID, default: []].append(occurrence)
+        }
+        var dropped = Set<Int>()
+        for id in order {
+            guard let all = copies[id], all.count > 1, let last = all.last else { continue }
+            let earlierAccepted = all.dropLast().compactMap(\.storyIndex)
+            dropped.formUnion(earlierAccepted)
+            if last.storyIndex != nil {
+                result.warnings.append(StoryProblem(
+                    file: fileName, artifactID: id, field: "artifact_id",
+                    message: "appears \(all.count) times in this file; the last one is kept (give each story its own artifact_id if they differ)"))
+            } else if !earlierAccepted.isEmpty {
+                // Every copy already rejected says so itself; this only explains the valid copies that vanish.
+                result.problems.append(StoryProblem(
+                    file: fileName, line: last.line, element: last.element, artifactID: id, field: "artifact_id",
+                    message: "appears \(all.count) times in this file and its last copy was rejected, so no copy is stored; fix the last copy and ingest again"))
+                result.rejectedCount += earlierAccepted.count
+            }
+        }
+        if !dropped.isEmpty {
+            result.stories = decoded.stories.enumerated().filter { !dropped.contains($0.offset) }.map(\.element)
         }
         return result
     }
@@ -147,14 +205,25 @@ struct FieldReader {
     let fields: [String: Any]
     let file: String
     let line: Int?
+    let element: Int?
     var problems: [StoryProblem] = []
     var warnings: [StoryProblem] = []
     var artifactID: String?
 
-    init(fields: [String: Any], file: String, line: Int?) {
+    /// The top-level keys of the ingest format: `Story.CodingKeys`, spelt out because those are
+    /// not enumerable. A test encodes a full `Story` and expects no unknown-field warning, so the
+    /// two cannot drift apart unnoticed.
+    static let knownKeys = [
+        "artifact_id", "title", "description", "creator", "creation_date", "interviewees", "people", "tags",
+        "subject", "language", "ai_metadata", "historical_context", "privacy", "owner_user_id",
+        "family_group_ids", "transcript", "video_url", "thumbnail_url", "duration_seconds", "updated_at", "source",
+    ]
+
+    init(fields: [String: Any], file: String, line: Int?, element: Int? = nil) {
         self.fields = fields
         self.file = file
         self.line = line
+        self.element = element
     }
 
     mutating func story() -> Story? {
@@ -163,6 +232,7 @@ struct FieldReader {
         if let id, id.count > 200 || id.contains(where: { $0.isWhitespace || $0.isNewline || $0 == "/" }) {
             problem("artifact_id", "\"\(id.prefix(40))\" is not usable as an id; use up to 200 characters without spaces or slashes")
         }
+        warnAboutUnknownKeys()
         let title = requiredString("title", hint: "add a short title such as the storyteller's name and subject")
         let privacy = readPrivacy()
         let transcript = readTranscript()
@@ -189,6 +259,58 @@ struct FieldReader {
             warn("owner_user_id", "is missing on a \(story.privacy.rawValue) story, so nobody can see it; set owner_user_id")
         }
         return story
+    }
+
+    /// A misspelt key would otherwise vanish without a word, and with it perhaps the privacy the
+    /// person chose; the story is still stored, since nothing it does say is wrong.
+    mutating func warnAboutUnknownKeys() {
+        let known = Set(Self.knownKeys)
+        for key in fields.keys.sorted() where !known.contains(key) {
+            guard let suggestion = Self.nearestKnownKey(to: key) else {
+                warn(nil, "unknown field \"\(key)\" is ignored; remove it, or rename it to one of the fields in corpus/FORMAT.md")
+                continue
+            }
+            var message = "unknown field \"\(key)\" is ignored; did you mean \"\(suggestion)\"?"
+            if suggestion == "privacy", fields["privacy"] == nil || fields["privacy"] is NSNull {
+                message += " Without a \"privacy\" field this story is private; rename the field to set its privacy"
+            }
+            warn(nil, message)
+        }
+    }
+
+    /// The known key closest to `key`, ignoring case, within 2 edits (1 for keys of up to 3
+    /// characters, where 2 edits would match nearly anything).
+    static func nearestKnownKey(to key: String) -> String? {
+        let typed = Array(key.lowercased())
+        let limit = typed.count <= 3 ? 1 : 2
+        var best: (key: String, distance: Int)?
+        for candidate in knownKeys {
+            let distance = editDistance(typed, Array(candidate))
+            if distance <= limit, distance < best?.distance ?? Int.max { best = (candidate, distance) }
+        }
+        return best?.key
+    }
+
+    /// Edits (insert, delete, substitute, swap two neighbours) needed to turn `a` into `b`; a
+    /// swap counts as one because "tilte" for "title" is one slip of the fingers.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var before = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], before[j - 2] + 1)
+                }
+            }
+            (before, previous, current) = (previous, current, before)
+        }
+        return previous[b.count]
     }
 
     mutating func readPrivacy() -> Privacy? {
@@ -241,8 +363,15 @@ struct FieldReader {
                     warn(field + ".start", "starts at \(start)s, before the previous segment ends (\(previousEnd)s); check the timings")
                 }
                 previousEnd = end
-                let speaker = segment["speaker"] as? String
-                segments.append(TranscriptSegment(start: start, end: end, speaker: speaker?.isEmpty == true ? nil : speaker, text: text))
+                var speaker: String?
+                if let rawSpeaker = segment["speaker"], !(rawSpeaker is NSNull) {
+                    guard let name = rawSpeaker as? String else {
+                        problem(field + ".speaker", "is a \(typeName(rawSpeaker)), not a string; give the speaker's name, e.g. \"Ida Mae Carter\", or leave speaker out")
+                        continue
+                    }
+                    speaker = name.isEmpty ? nil : name
+                }
+                segments.append(TranscriptSegment(start: start, end: end, speaker: speaker, text: text))
             }
             if !problems.isEmpty { return nil }
             if !segments.isEmpty { return nonEmpty(Transcript(segments: segments), field: "transcript.segments") }
@@ -281,7 +410,16 @@ struct FieldReader {
                 }
                 context.year = number.intValue
             }
-            if let location = object["location"] as? [String: Any] {
+            if let rawLocation = object["location"], !(rawLocation is NSNull) {
+                guard let location = rawLocation as? [String: Any] else {
+                    let shape = #"must be an object {"name": ..., "coordinates": [lat, lon]}"#
+                    if let name = rawLocation as? String {
+                        problem(field + ".location", "is a string, but \(shape); write {\"name\": \"\(name)\"} and add coordinates if you know them")
+                    } else {
+                        problem(field + ".location", "is a \(typeName(rawLocation)), but \(shape), e.g. {\"name\": \"Greenville, Mississippi\", \"coordinates\": [33.41, -91.06]}")
+                    }
+                    continue
+                }
                 guard let name = location["name"] as? String, !name.isEmpty else {
                     problem(field + ".location.name", "is missing; name the place, e.g. \"Greenville, Mississippi\"")
                     continue
@@ -308,7 +446,7 @@ struct FieldReader {
             problem("ai_metadata", "must be an object {topics, people, places, keywords, summary}")
             return StoryTags()
         }
-        let nested = FieldReader(fields: object, file: file, line: line)
+        let nested = FieldReader(fields: object, file: file, line: line, element: element)
         var reader = nested
         reader.artifactID = artifactID
         let tags = StoryTags(
@@ -367,10 +505,10 @@ struct FieldReader {
     }
 
     mutating func problem(_ field: String, _ message: String) {
-        problems.append(StoryProblem(file: file, line: line, artifactID: artifactID, field: field, message: message))
+        problems.append(StoryProblem(file: file, line: line, element: element, artifactID: artifactID, field: field, message: message))
     }
 
-    mutating func warn(_ field: String, _ message: String) {
-        warnings.append(StoryProblem(file: file, line: line, artifactID: artifactID, field: field, message: message))
+    mutating func warn(_ field: String?, _ message: String) {
+        warnings.append(StoryProblem(file: file, line: line, element: element, artifactID: artifactID, field: field, message: message))
     }
 }
