@@ -18,6 +18,10 @@ let package = Package(
         .target(name: "GriotText"),
         // The domain: stories, their validation and decoding, passages, the WPA importer.
         .target(name: "GriotStories", dependencies: ["GriotText"]),
+        // all-MiniLM-L6-v2 in Swift: WordPiece, safetensors, the encoder (OpenBLAS for matrix
+        // multiplies, loaded at run time). Built for AVX2 so its element-wise loops vectorise:
+        // measured 2.0 G exp/s against 0.29 G on the default x86-64 target.
+        .target(name: "GriotEmbedding", swiftSettings: [.unsafeFlags(["-target-cpu", "haswell", "-O"])]),
         // The BM25 index and its filters; knows stories only as passages with metadata.
         .target(name: "GriotSearch", dependencies: ["GriotText", "GriotStories"]),
         // SQLite storage through GRDB: migrations and records.
@@ -32,10 +36,11 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "GriotBench", dependencies: [
-            "GriotSearch", "GriotText", "GriotStories",
+            "GriotSearch", "GriotText", "GriotStories", "GriotEmbedding",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/GriotBench"),
         .testTarget(name: "GriotTextTests", dependencies: ["GriotText"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GriotEmbeddingTests", dependencies: ["GriotEmbedding"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GriotStoriesTests", dependencies: ["GriotStories"]),
         .testTarget(name: "GriotSearchTests", dependencies: ["GriotSearch", "GriotStories"]),
         .testTarget(name: "GriotArchiveTests", dependencies: ["GriotArchive", "GriotStore"]),

