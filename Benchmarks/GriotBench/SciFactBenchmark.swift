@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GriotEmbedding
 import GriotSearch
 import GriotStories
 
@@ -8,7 +9,7 @@ struct GriotBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "griot-bench",
         abstract: "Benchmarks that compare Griot with peers measured in the same run.",
-        subcommands: [SciFactBenchmark.self, EmbeddingBenchmark.self])
+        subcommands: [SciFactBenchmark.self, EmbeddingBenchmark.self, LatencyBenchmark.self])
 }
 
 /// BM25 retrieval quality and speed on BEIR SciFact, with tantivy run on the same data.
@@ -35,12 +36,15 @@ struct SciFactBenchmark: AsyncParsableCommand {
     @Option(help: "The peer script.")
     var peerScript = "Benchmarks/peers/tantivy_scifact.py"
 
+    @Flag(help: "Also the dense arm (all-MiniLM-L6-v2) and hybrid fusion.")
+    var dense = false
+
     func run() async throws {
         let set = try SciFactData(folder: data)
         print("SciFact: \(set.documents.count) documents, \(set.qrels.count) test queries")
 
         let buildStart = ContinuousClock.now
-        var index = BM25Index(configuration: BM25Configuration(k1: k1, b: b, fieldWeights: [.text: 1]))
+        var index = PassageIndex(configuration: BM25Configuration(k1: k1, b: b, fieldWeights: [.text: 1]))
         index.addStories(set.documents.map { document in
             (StoryFacets(storyID: document.id, privacy: .public),
              [SearchDocument(id: document.id, storyID: document.id, fields: [.text: document.title + " " + document.text])])
@@ -68,6 +72,7 @@ struct SciFactBenchmark: AsyncParsableCommand {
         print(String(format: "griot BM25 (k1 %.2f, b %.2f): nDCG@10 %.4f  Recall@100 %.4f  build %.2f s  %.0f queries/s (1 thread)",
                      k1, b, quality.ndcg10, quality.recall100, buildSeconds, queriesPerSecond))
 
+        if dense { try SciFactDense(set: set, embedder: SentenceEmbedder()).run(k1: k1, b: b) }
         guard let peerPython else {
             print("peer skipped: pass --peer-python (scripts/bench-scifact.sh sets up tantivy in a venv)")
             return

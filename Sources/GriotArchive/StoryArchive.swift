@@ -1,4 +1,5 @@
 import Foundation
+import GriotEmbedding
 import GriotSearch
 import GriotStore
 import GriotStories
@@ -11,6 +12,37 @@ public struct PassageResult: Sendable, Hashable {
     public var storyTitle: String
     public var score: Float
     public var snippet: Snippet
+    /// Where the passage stood in each arm (nil: that arm did not return it or did not run).
+    public var lexical: ArmRank?
+    public var dense: ArmRank?
+}
+
+/// Which arms a search uses and how they are fused.
+public struct RetrievalSettings: Sendable, Hashable {
+    public enum Mode: String, Sendable, CaseIterable { case hybrid, lexical, dense }
+
+    public var mode: Mode = .hybrid
+    /// Normalised weighted fusion at equal weights: nDCG@10 0.732 on SciFact against 0.718 for
+    /// RRF(k=60) (docs/BENCHMARKS.md); RRF is one setting away.
+    public var fusion: FusionMethod = .weighted(lexicalWeight: 0.5)
+    /// How deep each arm ranks before fusion.
+    public var candidatesPerArm = 100
+    /// Query words the index lacks are expanded to close index terms (typos in names and places).
+    public var expandsSpelling = true
+
+    public init(mode: Mode = .hybrid, fusion: FusionMethod = .weighted(lexicalWeight: 0.5), candidatesPerArm: Int = 100, expandsSpelling: Bool = true) {
+        self.mode = mode
+        self.fusion = fusion
+        self.candidatesPerArm = candidatesPerArm
+        self.expandsSpelling = expandsSpelling
+    }
+}
+
+/// A search's results and how the query was read.
+public struct SearchOutcome: Sendable {
+    public var results: [PassageResult]
+    /// Query words replaced by close index terms, shown only when a returned passage holds them.
+    public var spellingExpansions: [String: [String]]
 }
 
 /// An ingest that stopped part-way, saying what is safe to do next.
@@ -44,14 +76,20 @@ public final class StoryArchive: Sendable {
     public let store: StoryStore
     public let splitter: PassageSplitter
     public let configuration: BM25Configuration
+    /// Makes passage and query vectors; without one the archive searches with BM25 only.
+    public let embedder: SentenceEmbedder?
     private let writes = Mutex<Void>(())
     private let state = Mutex<State?>(nil)
 
     struct State {
-        var index: BM25Index
+        var index: PassageIndex
         var passages: [String: Passage] = [:]
         var passageIDsByStory: [String: [String]] = [:]
         var titles: [String: String] = [:]
+        /// Built on the first search that needs it after a change.
+        var spelling: SpellingExpander?
+        /// Counts changes, so that work done on an older snapshot is not installed over a newer one.
+        var generation = 0
 
         mutating func replace(storyID: String, title: String?, passages newPassages: [Passage]) {
             for id in passageIDsByStory[storyID] ?? [] { passages[id] = nil }
@@ -61,10 +99,12 @@ public final class StoryArchive: Sendable {
         }
     }
 
-    public init(store: StoryStore, configuration: BM25Configuration = BM25Configuration(), splitter: PassageSplitter = PassageSplitter()) throws {
+    public init(store: StoryStore, configuration: BM25Configuration = BM25Configuration(), splitter: PassageSplitter = PassageSplitter(),
+                embedder: SentenceEmbedder? = nil) throws {
         self.store = store
         self.configuration = configuration
         self.splitter = splitter
+        self.embedder = embedder
     }
 
     public func storyCount() throws -> Int { try store.storyCount() }
@@ -81,12 +121,23 @@ public final class StoryArchive: Sendable {
     }
 
     private func buildState() throws -> State {
-        var built = State(index: BM25Index(configuration: configuration))
+        var built = State(index: PassageIndex(configuration: configuration))
         let stories = try store.allStories()
+        let passages = try store.allPassages()
         var passagesByStory: [String: [Passage]] = [:]
-        for passage in try store.allPassages() { passagesByStory[passage.storyID, default: []].append(passage) }
+        for passage in passages { passagesByStory[passage.storyID, default: []].append(passage) }
+        var vectors: [String: [Float]] = [:]
+        if let embedder {
+            vectors = try store.embeddings(model: embedder.modelID)
+            // Passages stored without a vector (an interrupted ingest, another model) get one now.
+            let missing = passages.filter { vectors[$0.id] == nil }
+            if !missing.isEmpty {
+                let made = try embed(missing, with: embedder)
+                for (id, vector) in made { vectors[id] = vector }
+            }
+        }
         built.index.addStories(stories.map { story in
-            (StoryFacets(story: story), Self.documents(for: story, passages: passagesByStory[story.artifactID] ?? []))
+            (StoryFacets(story: story), Self.documents(for: story, passages: passagesByStory[story.artifactID] ?? [], vectors: vectors))
         })
         for story in stories {
             built.replace(storyID: story.artifactID, title: story.title, passages: passagesByStory[story.artifactID] ?? [])
@@ -104,17 +155,27 @@ public final class StoryArchive: Sendable {
             let batch = stories[start..<min(start + batchSize, stories.count)].map { ($0, splitter.passages(of: $0)) }
             do {
                 try writes.withLock { _ in
+                    // Vectors of passages whose text is unchanged are kept, whatever happens to their story.
+                    let kept = try embedder.map { try store.embeddings(model: $0.modelID, passageIDs: batch.flatMap { $0.1.map(\.id) }) } ?? [:]
                     let outcomes = try store.save(batch.map { (story: $0.0, passages: $0.1) }, revision: splitter.revision)
                     summary.count(outcomes)
                     let changed = zip(batch, outcomes).filter { $0.1 != .unchanged }.map(\.0)
+                    var vectors = kept
+                    if let embedder {
+                        try store.saveEmbeddings(kept.map { (passageID: $0.key, vector: $0.value) }, model: embedder.modelID)
+                        let missing = changed.flatMap(\.1).filter { kept[$0.id] == nil }
+                        for (id, vector) in try embed(missing, with: embedder) { vectors[id] = vector }
+                    }
                     guard !changed.isEmpty, let analyzer = state.withLock({ $0?.index.analyzer }) else { return }
-                    let prepared = BM25Index.prepare(changed.map { (StoryFacets(story: $0.0), Self.documents(for: $0.0, passages: $0.1)) }, analyzer: analyzer)
+                    let prepared = PassageIndex.prepare(changed.map { (StoryFacets(story: $0.0), Self.documents(for: $0.0, passages: $0.1, vectors: vectors)) }, analyzer: analyzer)
                     state.withLock { state in
                         guard state != nil else { return }
                         state!.index.apply(prepared)
                         for (story, passages) in changed {
                             state!.replace(storyID: story.artifactID, title: story.title, passages: passages)
                         }
+                        state!.spelling = nil
+                        state!.generation += 1
                     }
                 }
             } catch {
@@ -135,37 +196,102 @@ public final class StoryArchive: Sendable {
                 guard state != nil else { return }
                 state!.index.removeStory(storyID)
                 state!.replace(storyID: storyID, title: nil, passages: [])
+                state!.spelling = nil
+                state!.generation += 1
             }
             return deleted
         }
     }
 
     /// The top passages for a query among those the filter admits, with snippets.
-    public func search(_ query: String, filter: SearchFilter, k: Int = 10) throws -> [PassageResult] {
-        let snapshot = try snapshot()
-        let hits = snapshot.index.search(query, filter: filter, k: k)
-        let terms = Set(snapshot.index.queryTerms(query).map(\.term))
+    public func search(_ query: String, filter: SearchFilter, k: Int = 10, settings: RetrievalSettings = RetrievalSettings()) throws -> SearchOutcome {
+        var snapshot = try snapshot()
+        let needsVectors = settings.mode != .lexical
+        guard !needsVectors || embedder != nil else {
+            throw EmbeddingError.modelMissing(path: SentenceEmbedder.defaultModelFolder.path)
+        }
+        let depth = max(k, settings.candidatesPerArm)
+        var terms = snapshot.index.queryTerms(query).map { (term: $0.term, weight: Float($0.count)) }
+        var expansions: [String: [String]] = [:]
+        if settings.expandsSpelling, settings.mode != .dense {
+            if snapshot.spelling == nil {
+                let built = SpellingExpander(vocabulary: snapshot.index.vocabulary)
+                snapshot.spelling = built
+                let generation = snapshot.generation
+                state.withLock { if $0?.generation == generation { $0!.spelling = built } }
+            }
+            for (term, weight) in terms where !snapshot.index.contains(term: term) {
+                let found = snapshot.spelling!.expansions(of: term)
+                expansions[term] = found.map(\.term)
+                // A nearer spelling counts for more; none counts as much as the word itself would.
+                terms += found.map { (term: $0.term, weight: weight * ($0.distance == 1 ? 0.8 : 0.6)) }
+            }
+        }
+        let lexical = settings.mode == .dense ? [] : snapshot.index.search(terms: terms, filter: filter, k: depth)
+        var dense: [SearchHit] = []
+        if needsVectors, let embedder {
+            dense = snapshot.index.searchDense(vector: embedder.embed(query), filter: filter, k: depth)
+        }
+        let fused: [FusedHit]
+        switch settings.mode {
+        case .hybrid: fused = HybridFusion.fuse(lexical: lexical, dense: dense, method: settings.fusion, k: k)
+        case .lexical: fused = HybridFusion.single(lexical, lexical: true, k: k)
+        case .dense: fused = HybridFusion.single(dense, lexical: false, k: k)
+        }
+        let highlighted = Set(terms.map(\.term))
         let snippets = SnippetBuilder(analyzer: snapshot.index.analyzer)
-        return hits.compactMap { hit in
+        let results: [PassageResult] = fused.compactMap { hit in
             guard let passage = snapshot.passages[hit.documentID] else { return nil }
             return PassageResult(
-                passage: passage, storyTitle: snapshot.titles[hit.storyID] ?? hit.storyID,
-                score: hit.score, snippet: snippets.snippet(of: passage.text, terms: terms))
+                passage: passage, storyTitle: snapshot.titles[hit.storyID] ?? hit.storyID, score: hit.score,
+                snippet: snippets.snippet(of: passage.text, terms: highlighted), lexical: hit.lexical, dense: hit.dense)
         }
+        // Say which spellings were used only where a result the viewer may see contains them,
+        // so that no word of a story they may not see is revealed.
+        let shown = Set(results.flatMap { snapshot.index.analyzer.terms(in: $0.passage.text) })
+        let visibleExpansions = expansions.mapValues { $0.filter(shown.contains) }.filter { !$0.value.isEmpty }
+        return SearchOutcome(results: results, spellingExpansions: visibleExpansions)
+    }
+
+    /// Re-embeds every passage with the current model (after a model change), then rebuilds
+    /// the index; `progress` hears (passages done, total).
+    public func reindex(progress: ((Int, Int) -> Void)? = nil) throws -> Int {
+        guard let embedder else { throw EmbeddingError.modelMissing(path: SentenceEmbedder.defaultModelFolder.path) }
+        return try writes.withLock { _ in
+            let passages = try store.allPassages()
+            try store.deleteAllEmbeddings()
+            _ = try embed(passages, with: embedder, progress: progress)
+            let rebuilt = try buildState()
+            state.withLock { $0 = rebuilt }
+            return passages.count
+        }
+    }
+
+    /// Embeds passages in chunks and stores each chunk's vectors as it is done.
+    private func embed(_ passages: [Passage], with embedder: SentenceEmbedder, progress: ((Int, Int) -> Void)? = nil) throws -> [String: [Float]] {
+        var vectors: [String: [Float]] = [:]
+        for start in stride(from: 0, to: passages.count, by: 256) {
+            let chunk = Array(passages[start..<min(start + 256, passages.count)])
+            let made = embedder.embed(chunk.map(\.text))
+            try store.saveEmbeddings(zip(chunk, made).map { (passageID: $0.id, vector: $1) }, model: embedder.modelID)
+            for (passage, vector) in zip(chunk, made) { vectors[passage.id] = vector }
+            progress?(min(start + 256, passages.count), passages.count)
+        }
+        return vectors
     }
 
     /// How many passages the index holds (building it if needed).
     public func indexedPassageCount() throws -> Int { try snapshot().index.documentCount }
 
-    /// The searchable fields of each passage: its text, and its story's metadata.
-    static func documents(for story: Story, passages: [Passage]) -> [SearchDocument] {
+    /// The searchable fields of each passage: its text, its story's metadata, its vector.
+    static func documents(for story: Story, passages: [Passage], vectors: [String: [Float]] = [:]) -> [SearchDocument] {
         let people = story.allPeople.joined(separator: "; ")
         let places = story.allPlaces.joined(separator: "; ")
         let topics = story.allTopics.joined(separator: "; ")
         return passages.map { passage in
             SearchDocument(id: passage.id, storyID: story.artifactID, fields: [
                 .text: passage.text, .title: story.title, .people: people, .places: places, .topics: topics,
-            ])
+            ], vector: vectors[passage.id])
         }
     }
 }

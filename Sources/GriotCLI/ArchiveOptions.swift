@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GriotArchive
+import GriotEmbedding
 import GriotStore
 
 /// The options every command that opens the database shares.
@@ -11,10 +12,12 @@ struct ArchiveOptions: ParsableArguments {
     @Option(name: .long, help: "A JSON configuration file (see the README).")
     var config: String?
 
+    func configuration() throws -> GriotConfiguration { try GriotConfiguration.load(file: config) }
+
     /// Opens the archive. On first use of the default database the bundled demo corpus is
     /// ingested (once: emptying the database later does not bring it back). A database named
     /// with --db or GRIOT_DB must exist unless the command creates stories.
-    func openArchive(creating: Bool = false) throws -> StoryArchive {
+    func openArchive(creating: Bool = false, embedding: Bool = true) throws -> StoryArchive {
         var configuration = try GriotConfiguration.load(file: config)
         if let db {
             configuration.databasePath = db
@@ -23,8 +26,10 @@ struct ArchiveOptions: ParsableArguments {
         if !creating, !configuration.usesDefaultDatabase, !FileManager.default.fileExists(atPath: configuration.databasePath) {
             throw ValidationError("no database at \(configuration.databasePath); ingest stories first (griot ingest FILE --db \(configuration.databasePath)) or check the path")
         }
+        // The model is loaded before the database is touched, so a missing model changes nothing.
+        let embedder = embedding ? try SentenceEmbedder() : nil
         let store = try StoryStore(path: configuration.databasePath)
-        let archive = try StoryArchive(store: store, configuration: configuration.bm25)
+        let archive = try StoryArchive(store: store, configuration: configuration.bm25, embedder: embedder)
         if configuration.usesDefaultDatabase, try store.metaValue(Self.seededKey) == nil {
             try seed(archive, corpus: configuration.corpusPath, into: configuration.databasePath)
         }

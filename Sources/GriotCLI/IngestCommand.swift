@@ -40,12 +40,28 @@ struct DeleteCommand: AsyncParsableCommand {
     @OptionGroup var options: ArchiveOptions
 
     func run() async throws {
-        let archive = try options.openArchive()
+        let archive = try options.openArchive(embedding: false)
         if try archive.delete(storyID: id) {
             print("deleted \(id)")
         } else {
             Terminal.note("no story with artifact_id \"\(id)\" in this database; check the id (the artifact_id of the story file) and --db")
             throw ExitCode(1)
         }
+    }
+}
+
+struct ReindexCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reindex",
+        abstract: "Re-embed every passage with the current model (after a model change) and rebuild the index.")
+
+    @OptionGroup var options: ArchiveOptions
+
+    func run() async throws {
+        let archive = try options.openArchive()
+        let progress = ProgressBar(label: "embedding")
+        let count = try archive.reindex(progress: progress.update)
+        progress.finish()
+        print("re-embedded \(count) passages with \(archive.embedder?.modelID ?? "?")")
     }
 }

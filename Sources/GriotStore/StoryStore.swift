@@ -93,6 +93,15 @@ public final class StoryStore: Sendable {
                 table.column("value", .text).notNull()
             }
         }
+        migrator.registerMigration("v2: passage embeddings") { db in
+            // One vector per passage, with the model that made it, so a restart never re-embeds
+            // unchanged passages and a model change is noticed.
+            try db.create(table: "passageEmbedding") { table in
+                table.primaryKey("passageID", .text).references("passage", onDelete: .cascade)
+                table.column("model", .text).notNull()
+                table.column("vector", .blob).notNull()
+            }
+        }
         return migrator
     }
 
@@ -119,6 +128,53 @@ public final class StoryStore: Sendable {
                 return outcome
             }
         }
+    }
+
+    // MARK: Embeddings
+
+    /// Stores (or replaces) passage vectors made by `model`.
+    public func saveEmbeddings(_ vectors: [(passageID: String, vector: [Float])], model: String) throws {
+        try writer.write { db in
+            for (passageID, vector) in vectors {
+                try db.execute(
+                    sql: "INSERT INTO passageEmbedding (passageID, model, vector) VALUES (?, ?, ?) ON CONFLICT(passageID) DO UPDATE SET model = excluded.model, vector = excluded.vector",
+                    arguments: [passageID, model, vector.withUnsafeBytes { Data($0) }])
+            }
+        }
+    }
+
+    /// The vectors `model` made, by passage id (for all passages, or the ones listed).
+    public func embeddings(model: String, passageIDs: [String]? = nil) throws -> [String: [Float]] {
+        try writer.read { db in
+            var vectors: [String: [Float]] = [:]
+            let rows: [Row]
+            if let passageIDs {
+                rows = try Row.fetchAll(db, sql: "SELECT passageID, vector FROM passageEmbedding WHERE model = ? AND passageID IN (SELECT value FROM json_each(?))",
+                                        arguments: [model, String(decoding: try JSONEncoder().encode(passageIDs), as: UTF8.self)])
+            } else {
+                rows = try Row.fetchAll(db, sql: "SELECT passageID, vector FROM passageEmbedding WHERE model = ?", arguments: [model])
+            }
+            for row in rows {
+                let data: Data = row["vector"]
+                vectors[row["passageID"]] = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            }
+            return vectors
+        }
+    }
+
+    /// How many vectors each model made.
+    public func embeddingCounts() throws -> [String: Int] {
+        try writer.read { db in
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT model, COUNT(*) AS count FROM passageEmbedding GROUP BY model") {
+                counts[row["model"]] = row["count"]
+            }
+            return counts
+        }
+    }
+
+    public func deleteAllEmbeddings() throws {
+        try writer.write { db in try db.execute(sql: "DELETE FROM passageEmbedding") }
     }
 
     public func metaValue(_ key: String) throws -> String? {

@@ -1,5 +1,6 @@
 import Foundation
 import GriotArchive
+import GriotEmbedding
 import GriotSearch
 import GriotStore
 import GriotStories
@@ -12,6 +13,16 @@ func temporaryDatabase() -> String {
     return directory.appendingPathComponent("griot.sqlite").path
 }
 
+/// The real model (scripts/fetch-model.sh puts it in place; setup runs that), loaded once.
+let sharedEmbedder: SentenceEmbedder = {
+    do { return try SentenceEmbedder() } catch { fatalError("\(error)") }
+}()
+
+/// An archive with the real embedder when a test is about vectors, BM25 only otherwise (faster).
+func makeArchive(_ store: StoryStore, embedding: Bool = false) throws -> StoryArchive {
+    try StoryArchive(store: store, embedder: embedding ? sharedEmbedder : nil)
+}
+
 func story(_ id: String, privacy: Privacy = .public, text: String = "The levee broke at Mounds Landing and the water came up to the porch.") -> Story {
     Story(artifactID: id, title: "Story \(id)", people: ["Ida Mae Carter"], privacy: privacy, ownerUserID: "u-ruth",
           familyGroupIDs: ["fam-carter"], transcript: Transcript(text: text))
@@ -19,9 +30,10 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
 
 @Suite struct ArchiveTests {
     let everyone = SearchFilter(viewer: .anonymous)
+    let bm25 = RetrievalSettings(mode: .lexical)
 
     @Test func reingestingUpdatesInsteadOfDuplicating() throws {
-        let archive = try StoryArchive(store: .inMemory())
+        let archive = try makeArchive(.inMemory())
         var summary = try archive.ingest([story("a"), story("b")])
         #expect(summary.added == 2)
         let passages = try archive.store.passageCount()
@@ -34,37 +46,39 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
         summary = try archive.ingest([story("a", text: "A different telling: two nights on the church roof.")])
         #expect(summary.updated == 1)
         #expect(try archive.store.storyCount() == 2)
-        #expect(try archive.search("roof", filter: everyone).map(\.passage.storyID) == ["a"])
-        #expect(try archive.search("porch", filter: everyone).map(\.passage.storyID) == ["b"])
+        #expect(try archive.search("roof", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["a"])
+        #expect(try archive.search("porch", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["b"])
     }
 
     @Test func deleteRemovesTheStoryAndItsPassages() throws {
-        let archive = try StoryArchive(store: .inMemory())
+        let archive = try makeArchive(.inMemory())
         try archive.ingest([story("a"), story("b")])
         #expect(try archive.delete(storyID: "a"))
         #expect(try archive.store.story(id: "a") == nil)
         #expect(try archive.store.passages(storyID: "a").isEmpty)
-        #expect(try archive.search("levee", filter: everyone).map(\.passage.storyID) == ["b"])
+        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["b"])
         #expect(try !archive.delete(storyID: "a"))
     }
 
     @Test func aPrivacyChangeByReingestTakesEffectOnTheNextSearch() throws {
-        let archive = try StoryArchive(store: .inMemory())
+        let archive = try makeArchive(.inMemory())
         try archive.ingest([story("a")])
-        #expect(try archive.search("levee", filter: everyone).count == 1)
+        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.count == 1)
         try archive.ingest([story("a", privacy: .familyOnly)])
-        #expect(try archive.search("levee", filter: everyone).isEmpty)
-        #expect(try archive.search("levee", filter: SearchFilter(viewer: Viewer(userID: "u-x", familyGroupIDs: ["fam-carter"]))).count == 1)
+        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.isEmpty)
+        #expect(try archive.search("levee", filter: SearchFilter(viewer: Viewer(userID: "u-x", familyGroupIDs: ["fam-carter"])), settings: bm25).results.count == 1)
     }
 
     @Test func aRestartRebuildsTheSameIndexFromSQLite() throws {
         let path = temporaryDatabase()
-        let first = try StoryArchive(store: StoryStore(path: path))
+        let first = try makeArchive(StoryStore(path: path), embedding: true)
         try first.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
-        let before = try first.search("sweet potato pie", filter: everyone).map { "\($0.passage.id) \($0.score)" }
+        let before = try first.search("sweet potato pie", filter: everyone).results.map { "\($0.passage.id) \($0.score)" }
         #expect(!before.isEmpty)
-        let second = try StoryArchive(store: StoryStore(path: path))
-        #expect(try second.search("sweet potato pie", filter: everyone).map { "\($0.passage.id) \($0.score)" } == before)
+        // Every passage has a vector, recorded with the model that made it.
+        #expect(try first.store.embeddingCounts() == [sharedEmbedder.modelID: first.store.passageCount()])
+        let second = try makeArchive(StoryStore(path: path), embedding: true)
+        #expect(try second.search("sweet potato pie", filter: everyone).results.map { "\($0.passage.id) \($0.score)" } == before)
         #expect(try second.indexedPassageCount() == first.indexedPassageCount())
     }
 
@@ -84,36 +98,36 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
 
         let batch = StoryFiles.read([directory.path])
         #expect(batch.rejectedCount == 3)
-        let archive = try StoryArchive(store: .inMemory())
+        let archive = try makeArchive(.inMemory())
         try archive.ingest(batch.stories)
         #expect(try archive.store.allStories().map(\.artifactID) == ["good"])
         #expect(try archive.store.allPassages().allSatisfy { $0.storyID == "good" })
-        #expect(try archive.search("stored", filter: everyone).isEmpty)
+        #expect(try archive.search("stored", filter: everyone, settings: bm25).results.isEmpty)
     }
 
     @Test func aFiveMegabyteTranscriptIsIngestedAndSearchable() throws {
         let sentence = "Octavia stirred the roux until it was dark as chocolate and then she added the filé. "
         let text = String(repeating: sentence, count: 5_000_000 / sentence.utf8.count + 1) + "At the very end she sang Jolie Blonde."
-        let archive = try StoryArchive(store: .inMemory())
+        let archive = try makeArchive(.inMemory())
         try archive.ingest([story("long", text: text)])
         #expect(try archive.store.passageCount() > 3_000)
-        let best = try #require(try archive.search("Jolie Blonde", filter: everyone).first)
+        let best = try #require(try archive.search("Jolie Blonde", filter: everyone, settings: bm25).results.first)
         #expect(best.snippet.marked().contains("**Jolie** **Blonde**"), "\(best.snippet.marked())")
     }
     @Test func deleteThenReingestBringsTheStoryBack() throws {
-        let archive = try StoryArchive(store: .inMemory())
+        let archive = try makeArchive(.inMemory())
         try archive.ingest([story("a")])
-        _ = try archive.search("levee", filter: everyone)  // the index is live from here on
+        _ = try archive.search("levee", filter: everyone, settings: bm25)  // the index is live from here on
         try archive.delete(storyID: "a")
-        #expect(try archive.search("levee", filter: everyone).isEmpty)
+        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.isEmpty)
         let summary = try archive.ingest([story("a")])
         #expect(summary.added == 1)
-        #expect(try archive.search("levee", filter: everyone).map(\.passage.storyID) == ["a"])
+        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["a"])
     }
 
     @Test func theLiveIndexEqualsOneRebuiltFromTheDatabaseAfterUpdatesAndDeletes() throws {
         let path = temporaryDatabase()
-        let live = try StoryArchive(store: StoryStore(path: path))
+        let live = try makeArchive(StoryStore(path: path), embedding: true)
         let corpus = StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories
         try live.ingest(corpus)
         _ = try live.search("pie", filter: everyone)
@@ -122,20 +136,20 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
         changed.privacy = .public
         changed.title = "A new title"
         try live.ingest([changed] + corpus.prefix(5))
-        let rebuilt = try StoryArchive(store: StoryStore(path: path))
+        let rebuilt = try makeArchive(StoryStore(path: path), embedding: true)
         let viewer = SearchFilter(viewer: Viewer(userID: "u-ruth-carter", familyGroupIDs: ["fam-carter", "fam-odom"]))
         for query in ["sweet potato pie", "train north", "church choir", "shipyard", "fire hoses", "a new title"] {
-            let a = try live.search(query, filter: viewer, k: 20).map { "\($0.passage.id) \($0.score) \($0.storyTitle)" }
-            let b = try rebuilt.search(query, filter: viewer, k: 20).map { "\($0.passage.id) \($0.score) \($0.storyTitle)" }
+            let a = try live.search(query, filter: viewer, k: 20).results.map { "\($0.passage.id) \($0.score) \($0.storyTitle)" }
+            let b = try rebuilt.search(query, filter: viewer, k: 20).results.map { "\($0.passage.id) \($0.score) \($0.storyTitle)" }
             #expect(a == b, "\(query)")
         }
     }
 
     @Test func concurrentIngestsLeaveTheIndexAsTheDatabaseSaysIt() async throws {
         let path = temporaryDatabase()
-        let archive = try StoryArchive(store: StoryStore(path: path))
+        let archive = try makeArchive(StoryStore(path: path))
         try archive.ingest([story("contested")])
-        _ = try archive.search("levee", filter: everyone)
+        _ = try archive.search("levee", filter: everyone, settings: bm25)
         await withTaskGroup(of: Void.self) { group in
             for round in 0..<40 {
                 group.addTask {
@@ -144,14 +158,14 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
                 }
             }
         }
-        let rebuilt = try StoryArchive(store: StoryStore(path: path))
-        #expect(try archive.search("levee", filter: everyone).map(\.passage.id) == rebuilt.search("levee", filter: everyone).map(\.passage.id))
+        let rebuilt = try makeArchive(StoryStore(path: path))
+        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.map(\.passage.id) == rebuilt.search("levee", filter: everyone, settings: bm25).results.map(\.passage.id))
         let stored = try #require(try archive.store.story(id: "contested"))
-        #expect(try archive.search("levee", filter: everyone).isEmpty == (stored.privacy == .private))
+        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.isEmpty == (stored.privacy == .private))
     }
 
     @Test func aStoppedIngestSaysHowFarItGotAndRerunningFinishesIt() throws {
-        let archive = try StoryArchive(store: .inMemory())
+        let archive = try makeArchive(.inMemory())
         try archive.store.writer.write { db in
             try db.execute(sql: "CREATE TRIGGER full_disk BEFORE INSERT ON story WHEN NEW.id = 'c' BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
         }

@@ -2,7 +2,8 @@ import GriotSearch
 import GriotStories
 import Testing
 
-/// No search ever returns a passage whose story the viewer may not see.
+/// No search ever returns a passage whose story the viewer may not see: not the BM25 arm,
+/// not the vector arm, not their fusion.
 @Suite struct PrivacyTests {
     /// The access rule written out independently of `Viewer.maySee`, as the oracle.
     static func visible(_ story: Story, to userID: String?, families: Set<String>) -> Bool {
@@ -14,6 +15,12 @@ import Testing
         }
     }
 
+    static func randomUnitVector(_ random: inout some RandomNumberGenerator) -> [Float] {
+        let vector = (0..<16).map { _ in Float.random(in: -1...1, using: &random) }
+        let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        return vector.map { $0 / norm }
+    }
+
     static let words = ["flood", "levee", "train", "church", "pie", "porter", "union", "shipyard", "gumbo", "choir",
                         "march", "factory", "school", "letter", "radio", "cotton", "mine", "steel", "dance", "wedding"]
     static let users = (0..<12).map { "u\($0)" }
@@ -22,12 +29,12 @@ import Testing
     struct Corpus {
         var stories: [Story]
         var documents: [SearchDocument]
-        var index: BM25Index
+        var index: PassageIndex
     }
 
     static func randomCorpus(_ random: inout some RandomNumberGenerator, storyCount: Int) -> Corpus {
         var stories: [Story] = []
-        var index = BM25Index()
+        var index = PassageIndex()
         var batch: [(StoryFacets, [SearchDocument])] = []
         for number in 0..<storyCount {
             let privacy = Privacy.allCases.randomElement(using: &random)!
@@ -42,7 +49,7 @@ import Testing
                 SearchDocument(id: "s\(number)-p\(part)", storyID: story.artifactID, fields: [
                     .text: (0..<25).map { _ in words.randomElement(using: &random)! }.joined(separator: " "),
                     .title: story.title, .people: story.people.joined(separator: " "),
-                ])
+                ], vector: randomUnitVector(&random))
             }
             batch.append((StoryFacets(story: story), documents))
         }
@@ -81,6 +88,18 @@ import Testing
                         && !queryTerms.isDisjoint(with: (document.fields[.text] ?? "").split(separator: " ").map(String.init) + [story.title])
                 }.count
                 #expect(hits.count == min(k, visibleMatches))
+
+                // The vector arm and the fused ranking obey the same rule.
+                let dense = corpus.index.searchDense(vector: Self.randomUnitVector(&random), filter: filter, k: k)
+                let fused = HybridFusion.fuse(lexical: hits, dense: dense, method: searches % 2 == 0 ? .standard : .weighted(lexicalWeight: 0.5), k: k)
+                let visibleDocuments = corpus.documents.filter { document in
+                    let story = byID[document.storyID]!
+                    return Self.visible(story, to: userID, families: families) && (filter.people.isEmpty || story.people == ["Amos"])
+                }.count
+                #expect(dense.count == min(k, visibleDocuments))
+                for hit in dense.map(\.storyID) + fused.map(\.storyID) {
+                    #expect(Self.visible(byID[hit]!, to: userID, families: families), "leak through the vector arm or fusion: \(hit)")
+                }
             }
         }
         #expect(searches == 10_000)
@@ -88,7 +107,7 @@ import Testing
     }
 
     @Test func aPrivacyChangeTakesEffectOnTheNextSearch() {
-        var index = BM25Index()
+        var index = PassageIndex()
         let story = Story(artifactID: "wedding", title: "Loretta's wedding", privacy: .public, ownerUserID: "u-ruth",
                           familyGroupIDs: ["fam-carter"], transcript: Transcript(text: "coconut cake in a hatbox"))
         let documents = [SearchDocument(id: "wedding-1", storyID: "wedding", fields: [.text: "coconut cake in a hatbox"])]

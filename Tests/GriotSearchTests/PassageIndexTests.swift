@@ -4,7 +4,7 @@ import GriotStories
 import GriotText
 import Testing
 
-@Suite struct BM25IndexTests {
+@Suite struct PassageIndexTests {
     let everyone = SearchFilter(viewer: .anonymous)
 
     func document(_ id: String, _ text: String, story: String? = nil) -> (StoryFacets, [SearchDocument]) {
@@ -37,7 +37,7 @@ import Testing
         let documents = (0..<200).map { number in
             ("d\(String(format: "%03d", number))", (0..<Int.random(in: 5...60, using: &random)).map { _ in vocabulary.randomElement(using: &random)! }.joined(separator: " "))
         }
-        var index = BM25Index(configuration: BM25Configuration(fieldWeights: [.text: 1]))
+        var index = PassageIndex(configuration: BM25Configuration(fieldWeights: [.text: 1]))
         index.addStories(documents.map { document($0.0, $0.1) })
         for query in ["flood levee", "train north chicago", "pie pie church", "mule"] {
             let expected = naiveBM25(documents, query: query)
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func metadataFieldsFindAStoryByItsPeopleAndPlaces() {
-        var index = BM25Index()
+        var index = PassageIndex()
         index.addStories([
             (StoryFacets(storyID: "a", privacy: .public),
              [SearchDocument(id: "a1", storyID: "a", fields: [.text: "we rode the train", .people: "Ida Mae Carter", .places: "Clarksdale, Mississippi"])]),
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func replacingAndRemovingStoriesUpdatesTheIndex() {
-        var index = BM25Index()
+        var index = PassageIndex()
         index.addStories([document("p1", "the levee broke at mounds landing", story: "flood"), document("p2", "sweet potato pie", story: "pie")])
         #expect(index.search("levee", filter: everyone).map(\.documentID) == ["p1"])
 
@@ -85,7 +85,7 @@ import Testing
     }
 
     @Test func manyRemovalsCompactWithoutChangingResults() {
-        var index = BM25Index()
+        var index = PassageIndex()
         index.addStories((0..<3_000).map { document("d\($0)", "story number \($0) about the \($0 % 2 == 0 ? "flood" : "train")") })
         for number in stride(from: 0, to: 3_000, by: 2) where number % 3 != 0 { index.removeStory("d\(number)") }
         let hits = index.search("flood", filter: everyone, k: 1_000)
@@ -99,12 +99,12 @@ import Testing
         let documents = (0..<3_000).map { number in
             document("d\(number)", (0..<Int.random(in: 3...40, using: &random)).map { _ in vocabulary.randomElement(using: &random)! }.joined(separator: " "))
         }
-        var live = BM25Index()
+        var live = PassageIndex()
         live.addStories(documents)
         let removed = Set((0..<3_000).filter { $0 % 3 != 1 }.map { "d\($0)" })
         for id in removed.sorted() { live.removeStory(id) }
         live.addStories(Array(documents.prefix(30)))  // some come back, under new numbers
-        var fresh = BM25Index()
+        var fresh = PassageIndex()
         fresh.addStories(documents.filter { !removed.contains($0.0.storyID) } + Array(documents.prefix(30)).filter { removed.contains($0.0.storyID) })
         #expect(live.documentCount == fresh.documentCount)
         for query in ["flood levee", "mule train north", "chicago"] {
@@ -116,14 +116,14 @@ import Testing
     }
 
     @Test func termsWithoutWeightNeitherScoreNorRepeatADocument() {
-        var index = BM25Index()
+        var index = PassageIndex()
         index.addStories([document("x", "flood train")])
         let hits = index.search(terms: [("flood", 0), ("train", 1)], filter: everyone, k: 10)
         #expect(hits.map(\.documentID) == ["x"])
     }
 
     @Test func facetFiltersNarrowByPeoplePlacesAndYears() {
-        var index = BM25Index()
+        var index = PassageIndex()
         let stories = [
             Story(artifactID: "a", title: "Flood", people: ["Ida Mae Carter"], historicalContext: [HistoricalContext(year: 1927, location: Place(name: "Greenville, Mississippi"))], privacy: .public, transcript: Transcript(text: "water")),
             Story(artifactID: "b", title: "Shipyard", people: ["Octavia Batiste"], historicalContext: [HistoricalContext(year: 1943, location: Place(name: "Richmond, California"))], privacy: .public, transcript: Transcript(text: "water")),

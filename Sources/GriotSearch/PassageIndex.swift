@@ -25,21 +25,25 @@ public struct SearchDocument: Sendable {
     public var id: String
     public var storyID: String
     public var fields: [IndexField: String]
+    /// The passage's embedding (unit length), for the dense arm; nil leaves it out of that arm.
+    public var vector: [Float]?
 
-    public init(id: String, storyID: String, fields: [IndexField: String]) {
+    public init(id: String, storyID: String, fields: [IndexField: String], vector: [Float]? = nil) {
         self.id = id
         self.storyID = storyID
         self.fields = fields
+        self.vector = vector
     }
 }
 
-/// A batch of stories whose text is already analysed (see `BM25Index.prepare`).
+/// A batch of stories whose text is already analysed (see `PassageIndex.prepare`).
 public struct PreparedBatch: Sendable {
     public struct Document: Sendable {
         var id: String
         var terms: [String]
         var frequencies: [[UInt16]]
         var lengths: [UInt32]
+        var vector: [Float]?
     }
 
     var stories: [(StoryFacets, [Document])]
@@ -60,41 +64,49 @@ public struct SearchHit: Sendable, Hashable {
 /// Deleted documents are tombstoned and their postings dropped when a quarter are dead.
 ///
 /// ```swift
-/// var index = BM25Index()
+/// var index = PassageIndex()
 /// index.replaceStory(StoryFacets(story: story), documents: documents)
 /// let hits = index.search("flood levee", filter: SearchFilter(viewer: .anonymous), k: 10)
 /// ```
-public struct BM25Index: Sendable {
-    public private(set) var configuration: BM25Configuration
+public struct PassageIndex: Sendable {
+    public internal(set) var configuration: BM25Configuration
     public let analyzer: TextAnalyzer
 
-    private static let fieldCount = IndexField.allCases.count
+    static let fieldCount = IndexField.allCases.count
 
     // Terms and postings. Postings are in ascending document order.
-    private var termIDs: [String: Int32] = [:]
-    private var postingDocs: [[Int32]] = []
+    var termIDs: [String: Int32] = [:]
+    var postingDocs: [[Int32]] = []
     /// Term frequency per field, `fieldCount` entries per posting.
-    private var postingFrequencies: [[UInt16]] = []
+    var postingFrequencies: [[UInt16]] = []
     /// Live documents per term.
-    private var documentFrequency: [Int32] = []
+    var documentFrequency: [Int32] = []
 
     // Documents.
-    private var documentIDs: [String] = []
-    private var documentStory: [Int32] = []
-    private var documentLengths: [UInt32] = []
-    private var documentTerms: [[Int32]] = []
-    private var alive: [Bool] = []
+    var documentIDs: [String] = []
+    var documentStory: [Int32] = []
+    var documentLengths: [UInt32] = []
+    var documentTerms: [[Int32]] = []
+    var alive: [Bool] = []
     /// `weight / (1 - b + b * length / average length)` per document and field.
-    private var fieldNorms: [Float] = []
-    private var liveDocumentCount = 0
-    private var fieldLengthTotals = [Double](repeating: 0, count: fieldCount)
+    var fieldNorms: [Float] = []
+    var liveDocumentCount = 0
+    var fieldLengthTotals = [Double](repeating: 0, count: fieldCount)
+
+    // Vectors, for the dense arm: `dimension` floats per document (zeros where none was given),
+    // and an int8 copy (one scale per vector) that the scan reads first: a quarter of the bytes.
+    var dimension = 0
+    var vectors: [Float] = []
+    var quantized: [Int8] = []
+    var scales: [Float] = []
+    var hasVector: [Bool] = []
 
     // Stories.
-    private var storyIndex: [String: Int32] = [:]
-    private var stories: [StoryFacets] = []
-    private var storyDocuments: [[Int32]] = []
+    var storyIndex: [String: Int32] = [:]
+    var stories: [StoryFacets] = []
+    var storyDocuments: [[Int32]] = []
     /// 1 for public stories, 0 for others (decided per query): the access-only starting point.
-    private var publicVerdicts: [UInt8] = []
+    var publicVerdicts: [UInt8] = []
 
     public init(configuration: BM25Configuration = BM25Configuration(), analyzer: TextAnalyzer = TextAnalyzer()) {
         self.configuration = configuration
@@ -102,6 +114,16 @@ public struct BM25Index: Sendable {
     }
 
     public var documentCount: Int { liveDocumentCount }
+    /// Live documents that carry a vector.
+    public var vectorCount: Int { zip(alive, hasVector).filter { $0 && $1 }.count }
+
+    /// Every term with its live document frequency: the vocabulary the spelling expander searches.
+    public var vocabulary: [String: Int] {
+        var terms: [String: Int] = [:]
+        terms.reserveCapacity(termIDs.count)
+        for (term, id) in termIDs where documentFrequency[Int(id)] > 0 { terms[term] = Int(documentFrequency[Int(id)]) }
+        return terms
+    }
     public var termCount: Int { termIDs.count }
     public var storyCount: Int { storyIndex.count }
 
@@ -136,7 +158,8 @@ public struct BM25Index: Sendable {
                 }
                 // Sorted so that the same text always builds the same postings.
                 let terms = frequencies.keys.sorted()
-                return PreparedBatch.Document(id: document.id, terms: terms, frequencies: terms.map { frequencies[$0]! }, lengths: lengths)
+                return PreparedBatch.Document(id: document.id, terms: terms, frequencies: terms.map { frequencies[$0]! },
+                                              lengths: lengths, vector: document.vector)
             })
         })
     }
@@ -205,6 +228,19 @@ public struct BM25Index: Sendable {
         documentTerms.append(termNumbers)
         alive.append(true)
         fieldNorms.append(contentsOf: [Float](repeating: 0, count: Self.fieldCount))
+        if dimension == 0, let vector = document.vector { dimension = vector.count }
+        if let vector = document.vector, vector.count == dimension {
+            vectors.append(contentsOf: vector)
+            let (codes, scale) = Self.quantize(vector)
+            quantized.append(contentsOf: codes)
+            scales.append(scale)
+            hasVector.append(true)
+        } else {
+            vectors.append(contentsOf: [Float](repeating: 0, count: dimension))
+            quantized.append(contentsOf: [Int8](repeating: 0, count: dimension))
+            scales.append(0)
+            hasVector.append(false)
+        }
         liveDocumentCount += 1
         for field in 0..<Self.fieldCount { fieldLengthTotals[field] += Double(document.lengths[field]) }
         return documentNumber
@@ -294,103 +330,12 @@ public struct BM25Index: Sendable {
         documentLengths = keepLive(documentLengths, stride: count)
         documentTerms = keepLive(documentTerms)
         fieldNorms = keepLive(fieldNorms, stride: count)
+        vectors = keepLive(vectors, stride: dimension)
+        quantized = keepLive(quantized, stride: dimension)
+        scales = keepLive(scales)
+        hasVector = keepLive(hasVector)
         storyDocuments = storyDocuments.map { $0.map { renumbered[Int($0)] } }
         alive = [Bool](repeating: true, count: liveDocumentCount)
-    }
-
-    // MARK: Search
-
-    /// The analysed, de-duplicated query terms that the index knows, with how often each was asked.
-    public func queryTerms(_ query: String) -> [(term: String, count: Int)] {
-        var counts: [String: Int] = [:]
-        var order: [String] = []
-        for term in analyzer.terms(in: query) {
-            if counts[term] == nil { order.append(term) }
-            counts[term, default: 0] += 1
-        }
-        return order.map { ($0, counts[$0]!) }
-    }
-
-    /// The inverse document frequency of a term (Lucene's BM25 form, always positive).
-    public func idf(_ term: String) -> Float {
-        guard let id = termIDs[term] else { return 0 }
-        return idf(documentFrequency: Int(documentFrequency[Int(id)]))
-    }
-
-    private func idf(documentFrequency: Int) -> Float {
-        let n = Float(liveDocumentCount)
-        let df = Float(documentFrequency)
-        return logf(1 + (n - df + 0.5) / (df + 0.5))
-    }
-
-    /// Exact top-k by BM25F among the documents the filter admits.
-    public func search(_ query: String, filter: SearchFilter, k: Int = 10) -> [SearchHit] {
-        search(terms: queryTerms(query).map { ($0.term, Float($0.count)) }, filter: filter, k: k)
-    }
-
-    /// Scores weighted terms; the weight multiplies a term's contribution (1 for plain queries).
-    public func search(terms: [(term: String, weight: Float)], filter: SearchFilter, k: Int) -> [SearchHit] {
-        guard k > 0, liveDocumentCount > 0 else { return [] }
-        let count = Self.fieldCount
-        let k1 = configuration.k1
-        var scores = [Float](repeating: 0, count: alive.count)
-        var touched: [Int32] = []
-        touched.reserveCapacity(1024)
-        var verdicts = initialVerdicts(filter)
-        for (term, weight) in terms where weight > 0 {
-            guard let id = termIDs[term] else { continue }
-            let df = Int(documentFrequency[Int(id)])
-            guard df > 0 else { continue }
-            let termWeight = idf(documentFrequency: df) * weight
-            let docs = postingDocs[Int(id)]
-            let frequencies = postingFrequencies[Int(id)]
-            docs.withUnsafeBufferPointer { docs in
-            frequencies.withUnsafeBufferPointer { frequencies in
-            fieldNorms.withUnsafeBufferPointer { norms in
-            documentStory.withUnsafeBufferPointer { documentStory in
-            alive.withUnsafeBufferPointer { alive in
-            scores.withUnsafeMutableBufferPointer { scores in
-            verdicts.withUnsafeMutableBufferPointer { verdicts in
-                for position in 0..<docs.count {
-                    let document = Int(docs[position])
-                    let story = Int(documentStory[document])
-                    var verdict = verdicts[story]
-                    if verdict == 0 {
-                        verdict = admits(story, filter) ? 1 : 2
-                        verdicts[story] = verdict
-                    }
-                    guard verdict == 1, alive[document] else { continue }
-                    var tf: Float = 0
-                    let base = position &* count
-                    let normBase = document &* count
-                    for field in 0..<count {
-                        tf += Float(frequencies[base &+ field]) * norms[normBase &+ field]
-                    }
-                    guard tf > 0 else { continue }
-                    if scores[document] == 0 { touched.append(Int32(document)) }
-                    scores[document] += termWeight * tf / (k1 + tf)
-                }
-            }}}}}}}
-        }
-        var heap = TopK(capacity: k)
-        scores.withUnsafeBufferPointer { scores in
-            for document in touched { heap.offer(score: scores[Int(document)], document: document) }
-        }
-        // Equal scores are ordered by passage id, which (unlike internal numbers) survives a restart.
-        return heap.sortedDescending().map {
-            SearchHit(documentID: documentIDs[Int($0.document)], storyID: stories[Int(documentStory[Int($0.document)])].storyID, score: $0.score)
-        }.sorted { $0.score > $1.score || ($0.score == $1.score && $0.documentID < $1.documentID) }
-    }
-
-    /// Per story: 0 not yet decided, 1 admitted, 2 rejected. Public stories are admitted up
-    /// front when the filter is about access only, so the common case never calls `admits`.
-    private func initialVerdicts(_ filter: SearchFilter) -> [UInt8] {
-        filter.isAccessOnly ? publicVerdicts : [UInt8](repeating: 0, count: stories.count)
-    }
-
-    @inline(never)
-    private func admits(_ story: Int, _ filter: SearchFilter) -> Bool {
-        stories.withUnsafeBufferPointer { filter.admits($0[story]) }
     }
 
     /// Whether the index holds a term (after analysis), in any story: callers must not show
@@ -398,8 +343,3 @@ public struct BM25Index: Sendable {
     public func contains(term: String) -> Bool { termIDs[term].map { documentFrequency[Int($0)] > 0 } ?? false }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
