@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# BM25 on BEIR SciFact: Griot and tantivy on the same data in one run (docs/BENCHMARKS.md).
-# Sets up a venv with tantivy once (idempotent), builds the benchmark in release mode, runs it.
+# BEIR SciFact: Griot's BM25 and tantivy on the same data in one run, and with --dense the
+# MiniLM arm and hybrid fusion (docs/BENCHMARKS.md). Sets up a venv with tantivy once
+# (idempotent), builds the benchmark in release mode, runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/setup.sh
 data="${GRIOT_SHARED_DATA:-../shared/data}/beir-scifact"
 venv="${GRIOT_BENCH_VENV:-$HOME/.cache/griot/bench-venv}"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import tantivy' 2>/dev/null; then

@@ -20,6 +20,12 @@ struct LatencyBenchmark: AsyncParsableCommand {
     @Option(help: "Queries per scale.")
     var queries = 300
 
+    @Option(help: "A Python with numpy, for the vector-scan peer (skipped without it).")
+    var peerPython: String?
+
+    @Option(help: "The peer script.")
+    var peerScript = "Benchmarks/peers/numpy_scan.py"
+
     func run() async throws {
         let embedder = try SentenceEmbedder()
         let words = try wpaWords()
@@ -72,7 +78,28 @@ struct LatencyBenchmark: AsyncParsableCommand {
             print(String(format: "%7d passages: hybrid query p50 %.2f ms  p95 %.2f ms  p99 %.2f ms  (mean: embed %.2f, bm25 %.2f, vectors %.2f ms)",
                          count, latencies[latencies.count / 2], latencies[latencies.count * 95 / 100], latencies[latencies.count * 99 / 100],
                          parts.embed / measured, parts.lexical / measured, parts.dense / measured))
+            if let peerPython {
+                let peer = try runPeer(peerPython, passages: count)
+                print(String(format: "         numpy %@ exact scan + top 100 (no filter): mean %.2f ms, p95 %.2f ms; ratio numpy/ours (vector arm, mean): %.2f",
+                             peer.version, peer.mean, peer.p95, peer.mean / (parts.dense / measured)))
+            }
         }
+    }
+
+    private func runPeer(_ python: String, passages: Int) throws -> (version: String, mean: Double, p95: Double) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [peerScript, "--passages", String(passages), "--queries", String(queries)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let result = try JSONSerialization.jsonObject(with: bytes) as? [String: Any],
+              let mean = result["mean_ms"] as? Double, let p95 = result["p95_ms"] as? Double else {
+            throw ValidationError("the numpy peer failed; run it alone: \(python) \(peerScript)")
+        }
+        return (result["numpy"] as? String ?? "?", mean, p95)
     }
 
     private func wpaWords() throws -> [String] {
