@@ -11,33 +11,22 @@ extension PassageIndex {
     public func searchDense(vector query: [Float], filter: SearchFilter, k: Int, exact: Bool = false, rescoreFactor: Int = 4) -> [SearchHit] {
         guard k > 0, dimension > 0, query.count == dimension, liveDocumentCount > 0 else { return [] }
         if !exact { return searchQuantized(query, filter: filter, k: k, candidates: k * max(rescoreFactor, 1)) }
-        var verdicts = initialVerdicts(filter)
         var heap = TopK(capacity: k)
         let width = dimension
         query.withUnsafeBufferPointer { query in
-        vectors.withUnsafeBufferPointer { vectors in
-        documentStory.withUnsafeBufferPointer { documentStory in
-        alive.withUnsafeBufferPointer { alive in
-        hasVector.withUnsafeBufferPointer { hasVector in
-        verdicts.withUnsafeMutableBufferPointer { verdicts in
-            for document in 0..<alive.count where alive[document] && hasVector[document] {
-                let story = Int(documentStory[document])
-                if verdicts[story] == 0 { verdicts[story] = admits(story, filter) ? 1 : 2 }
-                guard verdicts[story] == 1 else { continue }
-                let score = Self.dot(query.baseAddress!, vectors.baseAddress! + document * width, width)
-                heap.offer(score: score, document: Int32(document))
+            vectors.withUnsafeBufferPointer { vectors in
+                forEachAdmittedVector(filter) { document in
+                    heap.offer(score: Self.dot(query.baseAddress!, vectors.baseAddress! + document * width, width), document: Int32(document))
+                }
             }
-        }}}}}}
+        }
         return hits(heap)
     }
 
-    private func searchQuantized(_ query: [Float], filter: SearchFilter, k: Int, candidates: Int) -> [SearchHit] {
+    /// Calls `body` with every live document that has a vector and whose story the filter admits.
+    @inline(__always)
+    private func forEachAdmittedVector(_ filter: SearchFilter, _ body: (Int) -> Void) {
         var verdicts = initialVerdicts(filter)
-        var rough = TopK(capacity: candidates)
-        let width = dimension
-        query.withUnsafeBufferPointer { query in
-        quantized.withUnsafeBufferPointer { quantized in
-        scales.withUnsafeBufferPointer { scales in
         documentStory.withUnsafeBufferPointer { documentStory in
         alive.withUnsafeBufferPointer { alive in
         hasVector.withUnsafeBufferPointer { hasVector in
@@ -45,11 +34,24 @@ extension PassageIndex {
             for document in 0..<alive.count where alive[document] && hasVector[document] {
                 let story = Int(documentStory[document])
                 if verdicts[story] == 0 { verdicts[story] = admits(story, filter) ? 1 : 2 }
-                guard verdicts[story] == 1 else { continue }
-                let score = scales[document] * Self.dot(query.baseAddress!, quantized.baseAddress! + document * width, width)
-                rough.offer(score: score, document: Int32(document))
+                if verdicts[story] == 1 { body(document) }
             }
-        }}}}}}}
+        }}}}
+    }
+
+    private func searchQuantized(_ query: [Float], filter: SearchFilter, k: Int, candidates: Int) -> [SearchHit] {
+        var rough = TopK(capacity: candidates)
+        let width = dimension
+        query.withUnsafeBufferPointer { query in
+            quantized.withUnsafeBufferPointer { quantized in
+                scales.withUnsafeBufferPointer { scales in
+                    forEachAdmittedVector(filter) { document in
+                        let score = scales[document] * Self.dot(query.baseAddress!, quantized.baseAddress! + document * width, width)
+                        rough.offer(score: score, document: Int32(document))
+                    }
+                }
+            }
+        }
         var exact = TopK(capacity: k)
         query.withUnsafeBufferPointer { query in
             vectors.withUnsafeBufferPointer { vectors in
