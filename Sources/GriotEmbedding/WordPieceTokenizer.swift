@@ -236,51 +236,29 @@ private struct IDSink: WordSink {
         }
         let mark = ids.count
         let bytes = UnsafePointer(word.bytes)
-        if word.byteCount == scalarCount {
-            // Only ASCII: every byte is a character boundary.
-            var start = 0
-            while start < scalarCount {
-                let continuing = start > 0
-                var end = Swift.min(scalarCount, start + (continuing ? table.maxContinuationBytes : table.maxStartBytes))
-                var found: Int32 = -1
-                while end > start {
-                    found = table.lookup(bytes + start, count: end - start, continuing: continuing)
-                    if found >= 0 { break }
-                    end -= 1
-                }
-                if found < 0 {
-                    ids.removeSubrange(mark...)
-                    ids.append(unk)
-                    trim()
-                    return
-                }
-                ids.append(found)
-                start = end
+        // bounds[k] is where scalar k starts, for ASCII and other words alike.
+        let bounds = word.bounds
+        var start = 0
+        while start < scalarCount {
+            let continuing = start > 0
+            let maxBytes = continuing ? table.maxContinuationBytes : table.maxStartBytes
+            let from = Int(bounds[start])
+            var end = scalarCount
+            while end > start && Int(bounds[end]) - from > maxBytes { end -= 1 }
+            var found: Int32 = -1
+            while end > start {
+                found = table.lookup(bytes + from, count: Int(bounds[end]) - from, continuing: continuing)
+                if found >= 0 { break }
+                end -= 1
             }
-        } else {
-            let bounds = word.bounds
-            var start = 0
-            while start < scalarCount {
-                let continuing = start > 0
-                let maxBytes = continuing ? table.maxContinuationBytes : table.maxStartBytes
-                let from = Int(bounds[start])
-                var end = scalarCount
-                while end > start && Int(bounds[end]) - from > maxBytes { end -= 1 }
-                var found: Int32 = -1
-                while end > start {
-                    found = table.lookup(bytes + from, count: Int(bounds[end]) - from, continuing: continuing)
-                    if found >= 0 { break }
-                    end -= 1
-                }
-                if found < 0 {
-                    ids.removeSubrange(mark...)
-                    ids.append(unk)
-                    trim()
-                    return
-                }
-                ids.append(found)
-                start = end
+            if found < 0 {
+                ids.removeSubrange(mark...)
+                ids.append(unk)
+                trim()
+                return
             }
+            ids.append(found)
+            start = end
         }
         trim()
     }
