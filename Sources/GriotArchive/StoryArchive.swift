@@ -162,9 +162,11 @@ public final class StoryArchive: Sendable {
                     let changed = zip(batch, outcomes).filter { $0.1 != .unchanged }.map(\.0)
                     var vectors = kept
                     if let embedder {
-                        try store.saveEmbeddings(kept.map { (passageID: $0.key, vector: $0.value) }, model: embedder.modelID)
-                        let missing = changed.flatMap(\.1).filter { kept[$0.id] == nil }
-                        for (id, vector) in try embed(missing, with: embedder) { vectors[id] = vector }
+                        // Saving a changed story dropped its passages' rows, vectors included: put back the kept ones.
+                        let changedPassages = changed.flatMap(\.1)
+                        try store.saveEmbeddings(changedPassages.compactMap { passage in kept[passage.id].map { (passageID: passage.id, vector: $0) } },
+                                                 model: embedder.modelID)
+                        for (id, vector) in try embed(changedPassages.filter { kept[$0.id] == nil }, with: embedder) { vectors[id] = vector }
                     }
                     guard !changed.isEmpty, let analyzer = state.withLock({ $0?.index.analyzer }) else { return }
                     let prepared = PassageIndex.prepare(changed.map { (StoryFacets(story: $0.0), Self.documents(for: $0.0, passages: $0.1, vectors: vectors)) }, analyzer: analyzer)

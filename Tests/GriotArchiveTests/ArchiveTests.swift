@@ -114,6 +114,19 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
         let best = try #require(try archive.search("Jolie Blonde", filter: everyone, settings: bm25).results.first)
         #expect(best.snippet.marked().contains("**Jolie** **Blonde**"), "\(best.snippet.marked())")
     }
+    @Test func anUpdatedStoryKeepsAVectorForEveryPassage() throws {
+        let archive = try makeArchive(.inMemory(), embedding: true)
+        let long = (1...60).map { "Sentence \($0) of the telling, about the levee and the camp." }.joined(separator: " ")
+        try archive.ingest([story("a", text: long)])
+        let model = sharedEmbedder.modelID
+        #expect(try archive.store.embeddingCounts() == [model: archive.store.passageCount()])
+        var changed = story("a", text: long + " One more sentence at the end.")
+        changed.title = "Retitled"
+        #expect(try archive.ingest([changed]).updated == 1)
+        #expect(try archive.store.embeddingCounts() == [model: archive.store.passageCount()])
+        #expect(try archive.search("levee camp", filter: everyone, settings: RetrievalSettings(mode: .dense)).results.count > 1)
+    }
+
     @Test func deleteThenReingestBringsTheStoryBack() throws {
         let archive = try makeArchive(.inMemory())
         try archive.ingest([story("a")])
