@@ -86,14 +86,18 @@ public final class StoryArchive: Sendable {
         var passages: [String: Passage] = [:]
         var passageIDsByStory: [String: [String]] = [:]
         var titles: [String: String] = [:]
+        /// The index terms of each story's title, people, places and topics: what a viewer of
+        /// the story sees besides its passages.
+        var metadataTerms: [String: Set<String>] = [:]
         /// Built on the first search that needs it after a change.
         var spelling: SpellingExpander?
         /// Counts changes, so that work done on an older snapshot is not installed over a newer one.
         var generation = 0
 
-        mutating func replace(storyID: String, title: String?, passages newPassages: [Passage]) {
+        mutating func replace(storyID: String, title: String?, passages newPassages: [Passage], metadata: Set<String> = []) {
             for id in passageIDsByStory[storyID] ?? [] { passages[id] = nil }
             titles[storyID] = title
+            metadataTerms[storyID] = metadata.isEmpty ? nil : metadata
             passageIDsByStory[storyID] = newPassages.isEmpty ? nil : newPassages.map(\.id)
             for passage in newPassages { passages[passage.id] = passage }
         }
@@ -140,7 +144,8 @@ public final class StoryArchive: Sendable {
             (StoryFacets(story: story), Self.documents(for: story, passages: passagesByStory[story.artifactID] ?? [], vectors: vectors))
         })
         for story in stories {
-            built.replace(storyID: story.artifactID, title: story.title, passages: passagesByStory[story.artifactID] ?? [])
+            built.replace(storyID: story.artifactID, title: story.title, passages: passagesByStory[story.artifactID] ?? [],
+                          metadata: Self.metadataTerms(story, built.index.analyzer))
         }
         return built
     }
@@ -174,7 +179,8 @@ public final class StoryArchive: Sendable {
                         guard state != nil else { return }
                         state!.index.apply(prepared)
                         for (story, passages) in changed {
-                            state!.replace(storyID: story.artifactID, title: story.title, passages: passages)
+                            state!.replace(storyID: story.artifactID, title: story.title, passages: passages,
+                                           metadata: Self.metadataTerms(story, analyzer))
                         }
                         state!.spelling = nil
                         state!.generation += 1
@@ -250,7 +256,8 @@ public final class StoryArchive: Sendable {
         }
         // Say which spellings were used only where a result the viewer may see contains them,
         // so that no word of a story they may not see is revealed.
-        let shown = Set(results.flatMap { snapshot.index.analyzer.terms(in: $0.passage.text) })
+        var shown = Set(results.flatMap { snapshot.index.analyzer.terms(in: $0.passage.text) })
+        for result in results { shown.formUnion(snapshot.metadataTerms[result.passage.storyID] ?? []) }
         let visibleExpansions = expansions.mapValues { $0.filter(shown.contains) }.filter { !$0.value.isEmpty }
         return SearchOutcome(results: results, spellingExpansions: visibleExpansions)
     }
@@ -284,6 +291,10 @@ public final class StoryArchive: Sendable {
 
     /// How many passages the index holds (building it if needed).
     public func indexedPassageCount() throws -> Int { try snapshot().index.documentCount }
+
+    static func metadataTerms(_ story: Story, _ analyzer: TextAnalyzer) -> Set<String> {
+        Set(analyzer.terms(in: ([story.title] + story.allPeople + story.allPlaces + story.allTopics).joined(separator: " ; ")))
+    }
 
     /// The searchable fields of each passage: its text, its story's metadata, its vector.
     static func documents(for story: Story, passages: [Passage], vectors: [String: [Float]] = [:]) -> [SearchDocument] {
