@@ -99,7 +99,7 @@ import Testing
     /// The trie walks against the textbook table over every vocabulary term, on a dense
     /// vocabulary (small alphabet) so that most queries have many close terms.
     @Test func matchesBruteForceOnRandomTerms() {
-        var random = ExpanderTestRandom(seed: 20_260_301)
+        var random = SeededRandom(seed: 20_260_301)
         let alphabet = Array("abcdeé".unicodeScalars)
         func randomTerm(_ lengths: ClosedRange<Int>) -> [Unicode.Scalar] {
             (0..<Int.random(in: lengths, using: &random)).map { _ in alphabet.randomElement(using: &random)! }
@@ -189,18 +189,5 @@ import Testing
             }
         }
         return table[a.count * width + b.count]
-    }
-}
-
-/// SplitMix64, so the random vocabulary is the same on every run.
-private struct ExpanderTestRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
