@@ -26,9 +26,12 @@
 /// walk would. (The cut must give each column to one side only: a term's edits that sit
 /// exactly at the cut would otherwise be counted against both halves.)
 ///
-/// Measured (release build, 100k synthetic terms, 20k misspelt queries): p50 ≈ 60 µs,
-/// p99 ≈ 150 µs per lookup; the two tries take about 13 bytes per node and keep no copy of
-/// the term strings.
+/// Measured (release build, 100k-term vocabularies: synthetic English-like words, and 67k
+/// Porter2 stems of an English word list padded with those; 20k queries of one or two edits):
+/// p50 50-80 µs, p99 0.19-0.26 ms per lookup, against 0.33-0.40 ms p50 for a single forward
+/// walk and about 8 ms for comparing every term of a close length (banded, early exit). The
+/// two tries hold 0.85-1.4 million nodes of 12 bytes (10-17 MB), about as much as the
+/// `[String: Int]` vocabulary itself, and no copy of the term strings.
 public struct SpellingExpander: Sendable {
     /// A vocabulary term close to the query term.
     public struct Expansion: Sendable, Hashable {
@@ -212,6 +215,8 @@ private struct Trie: Sendable {
     /// the right way round.
     func walk(_ query: [UInt32], maxDistance k: Int, restrictedThrough: Int, restrictedLimit: Int, reversed: Bool) -> [SpellingExpander.Expansion] {
         let m = query.count
+        // Too long to be within k of any term (and not worth a table).
+        guard m <= longestTerm + k else { return [] }
         let width = m + 1
         let rowCount = min(longestTerm, m + k) + 1
         let infinity = UInt8(truncatingIfNeeded: k + 1)
