@@ -42,19 +42,11 @@ struct EmbeddingBenchmark: AsyncParsableCommand {
             print("peer skipped: pass --peer-python (scripts/bench-embed.sh sets up torch in a venv)")
             return
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: peerPython)
-        process.arguments = [peerScript, "--data", data, "--count", String(count), "--threads", String(threads),
-                             "--model", SentenceEmbedder.defaultModelFolder.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0,
-              let peer = try JSONSerialization.jsonObject(with: bytes) as? [String: Any],
-              let theirs = peer["docs_per_second"] as? Double else {
-            throw ValidationError("the torch peer failed; run it alone: \(peerPython) \(peerScript)")
+        let peer = try PeerProcess.object(python: peerPython, script: peerScript, arguments: [
+            "--data", data, "--count", String(count), "--threads", String(threads), "--model", SentenceEmbedder.defaultModelFolder.path,
+        ])
+        guard let theirs = peer["docs_per_second"] as? Double else {
+            throw ValidationError("the torch peer gave no docs_per_second; run it alone: \(peerPython) \(peerScript)")
         }
         let first = (peer["first"] as? [Double]) ?? []
         print(String(format: "sentence-transformers (torch %@, %d thread%@): %.1f docs/s", peer["torch"] as? String ?? "?", threads, threads == 1 ? "" : "s", theirs))

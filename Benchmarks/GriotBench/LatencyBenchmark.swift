@@ -87,17 +87,10 @@ struct LatencyBenchmark: AsyncParsableCommand {
     }
 
     private func runPeer(_ python: String, passages: Int) throws -> (version: String, mean: Double, p95: Double) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [peerScript, "--passages", String(passages), "--queries", String(queries)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let result = try JSONSerialization.jsonObject(with: bytes) as? [String: Any],
-              let mean = result["mean_ms"] as? Double, let p95 = result["p95_ms"] as? Double else {
-            throw ValidationError("the numpy peer failed; run it alone: \(python) \(peerScript)")
+        let result = try PeerProcess.object(python: python, script: peerScript,
+                                            arguments: ["--passages", String(passages), "--queries", String(queries)])
+        guard let mean = result["mean_ms"] as? Double, let p95 = result["p95_ms"] as? Double else {
+            throw ValidationError("the numpy peer gave no timings; run it alone: \(python) \(peerScript)")
         }
         return (result["numpy"] as? String ?? "?", mean, p95)
     }

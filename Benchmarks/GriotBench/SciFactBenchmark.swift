@@ -85,17 +85,7 @@ struct SciFactBenchmark: AsyncParsableCommand {
     }
 
     private func runPeer(python: String) throws -> PeerResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [peerScript, "--data", data, "--rounds", String(rounds)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ValidationError("the tantivy peer failed (exit \(process.terminationStatus)); run it alone: \(python) \(peerScript)")
-        }
+        let bytes = try PeerProcess.run(python: python, script: peerScript, arguments: ["--data", data, "--rounds", String(rounds)])
         return try JSONDecoder().decode(PeerResult.self, from: bytes)
     }
 }
