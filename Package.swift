@@ -12,6 +12,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // Text analysis: normalisation, tokenizing, stop words, Porter2 stemming.
@@ -26,6 +29,15 @@ let package = Package(
         // passages with metadata. Built for AVX2 too, for the vector scan's multiply-adds.
         .target(name: "GriotSearch", dependencies: ["GriotText", "GriotStories"],
                 swiftSettings: [.unsafeFlags(["-target-cpu", "haswell"])]),
+        // Exact OpenAI token counts: byte-pair encoding with the cl100k_base and o200k_base ranks.
+        .target(name: "GriotTokens", swiftSettings: [.unsafeFlags(["-O"])]),
+        // Model providers behind one streaming protocol: OpenAI-compatible chat completions over
+        // SSE, with retries and a circuit breaker around them.
+        .target(name: "GriotProviders", dependencies: [
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         // SQLite storage through GRDB: migrations and records.
         .target(name: "GriotStore", dependencies: [
             "GriotStories",
@@ -38,11 +50,18 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "GriotBench", dependencies: [
-            "GriotSearch", "GriotText", "GriotStories", "GriotEmbedding",
+            "GriotSearch", "GriotText", "GriotStories", "GriotEmbedding", "GriotTokens",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "Benchmarks/GriotBench"),
         .testTarget(name: "GriotTextTests", dependencies: ["GriotText"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GriotEmbeddingTests", dependencies: ["GriotEmbedding"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GriotTokensTests", dependencies: ["GriotTokens"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GriotProvidersTests", dependencies: [
+            "GriotProviders",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         .testTarget(name: "GriotStoriesTests", dependencies: ["GriotStories"]),
         .testTarget(name: "GriotSearchTests", dependencies: ["GriotSearch", "GriotStories"]),
         .testTarget(name: "GriotArchiveTests", dependencies: ["GriotArchive", "GriotStore"]),

@@ -1,0 +1,159 @@
+import Foundation
+
+/// A model that answers a chat request with a stream of text.
+///
+/// ```swift
+/// for try await event in provider.stream(request) {
+///     if case .text(let piece) = event { print(piece, terminator: "") }
+/// }
+/// ```
+/// Cancelling the task that iterates the stream (or dropping the iterator) cancels the upstream
+/// request: implementations tie their work to the stream's termination.
+public protocol ChatProvider: Sendable {
+    /// A short stable name for logs, metrics and the circuit breaker ("openai", "griot-extractive").
+    var name: String { get }
+    /// The model that a request without its own model setting is answered by; recorded with each turn.
+    var defaultModel: String { get }
+    func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, any Error>
+}
+
+/// One message of a chat request, in the sense of OpenAI's chat completions.
+public struct ChatMessage: Sendable, Hashable, Codable {
+    public enum Role: String, Sendable, Hashable, Codable { case system, user, assistant }
+    public var role: Role
+    public var content: String
+
+    public init(role: Role, content: String) {
+        self.role = role
+        self.content = content
+    }
+}
+
+/// The generation settings of a request; nil means the provider's default.
+public struct ModelSettings: Sendable, Hashable, Codable {
+    public var model: String?
+    public var temperature: Double?
+    public var maxTokens: Int?
+
+    public init(model: String? = nil, temperature: Double? = nil, maxTokens: Int? = nil) {
+        self.model = model
+        self.temperature = temperature
+        self.maxTokens = maxTokens
+    }
+}
+
+/// A retrieved passage as it was numbered in the prompt ("[3]").
+public struct GroundingPassage: Sendable, Hashable, Codable {
+    public var number: Int
+    public var storyID: String
+    public var passageID: String
+    public var storyTitle: String
+    /// The story's interviewees and the people it names, for answers about a person.
+    public var people: [String]
+    public var places: [String]
+    public var speaker: String?
+    public var startSeconds: Double?
+    public var text: String
+
+    public init(number: Int, storyID: String, passageID: String, storyTitle: String, people: [String] = [], places: [String] = [],
+                speaker: String? = nil, startSeconds: Double? = nil, text: String) {
+        self.number = number
+        self.storyID = storyID
+        self.passageID = passageID
+        self.storyTitle = storyTitle
+        self.people = people
+        self.places = places
+        self.speaker = speaker
+        self.startSeconds = startSeconds
+        self.text = text
+    }
+}
+
+/// What a turn is grounded in, in structured form. A remote model reads the same content from
+/// the messages; a local responder that cannot read prose instructions reads it from here.
+public struct Grounding: Sendable, Hashable, Codable {
+    public var assistant: String
+    public var question: String
+    public var passages: [GroundingPassage]
+    /// The slash command of the turn ("quiz", "summary", "resources"), if any.
+    public var command: String?
+    /// The language the reply is asked for in (ISO 639-1), when the detector was confident.
+    public var language: String?
+
+    public init(assistant: String, question: String, passages: [GroundingPassage] = [], command: String? = nil, language: String? = nil) {
+        self.assistant = assistant
+        self.question = question
+        self.passages = passages
+        self.command = command
+        self.language = language
+    }
+}
+
+public struct ChatRequest: Sendable, Hashable {
+    public var messages: [ChatMessage]
+    public var settings: ModelSettings
+    public var grounding: Grounding
+
+    public init(messages: [ChatMessage], settings: ModelSettings = ModelSettings(), grounding: Grounding) {
+        self.messages = messages
+        self.settings = settings
+        self.grounding = grounding
+    }
+}
+
+public struct TokenUsage: Sendable, Hashable, Codable {
+    public var promptTokens: Int
+    public var completionTokens: Int
+
+    public init(promptTokens: Int, completionTokens: Int) {
+        self.promptTokens = promptTokens
+        self.completionTokens = completionTokens
+    }
+}
+
+public enum ProviderEvent: Sendable, Hashable {
+    /// The model that is answering (as the upstream names it), sent once before any text when known.
+    case model(String)
+    /// A piece of the reply, as it arrived.
+    case text(String)
+    /// The reply is complete.
+    case finished(reason: String?, usage: TokenUsage?)
+}
+
+/// Why a provider could not answer. `description` is written for the person who sees it.
+public enum ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The upstream answered with a status other than 2xx.
+    case status(code: Int, message: String, retryAfterSeconds: Double?)
+    /// The connection failed, or closed before the reply was complete.
+    case connection(String)
+    /// The upstream sent something that is not a chat-completions stream.
+    case malformedStream(String)
+    /// The circuit breaker is open: the provider failed repeatedly and is not being called.
+    case circuitOpen(provider: String, retryAfterSeconds: Double)
+    /// The provider is not set up (no base URL, no model).
+    case notConfigured(String)
+
+    /// A 5xx or a connection failure, which a retry before the first token may cure.
+    public var isRetryable: Bool {
+        switch self {
+        case .status(let code, _, _): return code >= 500 || code == 429
+        case .connection: return true
+        case .malformedStream, .circuitOpen, .notConfigured: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .status(let code, let message, _):
+            return "The AI service answered with HTTP \(code): \(message)"
+        case .connection(let detail):
+            return "Could not reach the AI service (\(detail)). Check the base URL and that the service is running."
+        case .malformedStream(let detail):
+            return "The AI service sent a reply that is not a chat-completions stream (\(detail))."
+        case .circuitOpen(let provider, let seconds):
+            return "AI temporarily unavailable: \(provider) failed repeatedly; trying again in \(Int(seconds.rounded(.up))) s."
+        case .notConfigured(let detail):
+            return "The AI provider is not configured: \(detail)"
+        }
+    }
+}

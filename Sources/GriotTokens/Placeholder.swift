@@ -1,0 +1,2 @@
+// Replaced by the byte-pair encoder.
+enum GriotTokensPlaceholder {}
