@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // Text analysis: normalisation, tokenizing, stop words, Porter2 stemming.
@@ -38,6 +39,12 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
+        // Assistants as files: versioned prompts with front matter, validated and labelled.
+        .target(name: "GriotPrompts", dependencies: [
+            "GriotProviders",
+            .product(name: "Yams", package: "Yams"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // SQLite storage through GRDB: migrations and records.
         .target(name: "GriotStore", dependencies: [
             "GriotStories",
@@ -45,8 +52,12 @@ let package = Package(
         ]),
         // The archive: the store and the index kept in step (ingest, delete, search).
         .target(name: "GriotArchive", dependencies: ["GriotStories", "GriotSearch", "GriotStore", "GriotText", "GriotEmbedding"]),
+        // The turn pipeline: context under a token budget, generation, streamed events, threads.
+        .target(name: "GriotChat", dependencies: [
+            "GriotArchive", "GriotPrompts", "GriotProviders", "GriotTokens", "GriotStore", "GriotText", "GriotSearch", "GriotStories",
+        ]),
         .executableTarget(name: "GriotCLI", dependencies: [
-            "GriotArchive",
+            "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "GriotBench", dependencies: [
@@ -65,6 +76,8 @@ let package = Package(
         .testTarget(name: "GriotStoriesTests", dependencies: ["GriotStories"]),
         .testTarget(name: "GriotSearchTests", dependencies: ["GriotSearch", "GriotStories"]),
         .testTarget(name: "GriotArchiveTests", dependencies: ["GriotArchive", "GriotStore"]),
+        .testTarget(name: "GriotPromptsTests", dependencies: ["GriotPrompts"]),
+        .testTarget(name: "GriotChatTests", dependencies: ["GriotChat", "GriotArchive", "GriotStore", "GriotProviders", "GriotPrompts", "GriotTokens"]),
         // Runs the built `griot` binary the way a person or a script would.
         .testTarget(name: "GriotCLITests", dependencies: ["GriotCLI"]),
     ]

@@ -9,6 +9,8 @@ import GriotSearch
 /// | database file | `GRIOT_DB` | `database` | `$XDG_DATA_HOME/griot/griot.sqlite` (`~/.local/share/...`) |
 /// | bundled corpus | `GRIOT_CORPUS` | `corpus` | the `corpus/` folder of the checkout |
 /// | BM25 k1, b | `GRIOT_BM25_K1`, `GRIOT_BM25_B` | `bm25.k1`, `bm25.b` | 1.2, 0.75 |
+/// | prompts folder | `GRIOT_PROMPTS` | `prompts` | the `prompts/` folder of the checkout |
+/// | model provider | `GRIOT_PROVIDER` | `provider` | `auto`: OpenAI-compatible when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set, else the offline `extractive` responder |
 ///
 /// ```swift
 /// let configuration = try GriotConfiguration.load(file: nil)
@@ -19,11 +21,18 @@ public struct GriotConfiguration: Sendable {
     public var usesDefaultDatabase: Bool
     public var corpusPath: String?
     public var bm25 = BM25Configuration()
+    public var promptsPath: String?
+    public var provider = ProviderChoice.auto
+
+    /// Which model answers: `extractive` (offline, no model), `openai` (any OpenAI-compatible
+    /// chat-completions server, configured by the `OPENAI_*` variables), or `auto`.
+    public enum ProviderChoice: String, Sendable, CaseIterable { case auto, extractive, openai }
 
     public static func load(file: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws -> GriotConfiguration {
         var configuration = GriotConfiguration(
             databasePath: defaultDatabasePath(environment), usesDefaultDatabase: true,
-            corpusPath: bundledCorpusPath())
+            corpusPath: bundledPath("corpus", marker: "FORMAT.md"))
+        configuration.promptsPath = bundledPath("prompts", marker: "griot")
         if let file = file ?? environment["GRIOT_CONFIG"] {
             try configuration.apply(file: file)
         }
@@ -32,6 +41,8 @@ public struct GriotConfiguration: Sendable {
             configuration.usesDefaultDatabase = false
         }
         if let path = environment["GRIOT_CORPUS"], !path.isEmpty { configuration.corpusPath = path }
+        if let path = environment["GRIOT_PROMPTS"], !path.isEmpty { configuration.promptsPath = path }
+        if let name = environment["GRIOT_PROVIDER"], !name.isEmpty { configuration.provider = try provider(name, "GRIOT_PROVIDER") }
         if let value = environment["GRIOT_BM25_K1"] { configuration.bm25.k1 = try number(value, "GRIOT_BM25_K1") }
         if let value = environment["GRIOT_BM25_B"] { configuration.bm25.b = try number(value, "GRIOT_BM25_B") }
         try configuration.check()
@@ -60,6 +71,8 @@ public struct GriotConfiguration: Sendable {
             usesDefaultDatabase = false
         }
         if let path = object["corpus"] as? String { corpusPath = path }
+        if let path = object["prompts"] as? String { promptsPath = path }
+        if let name = object["provider"] as? String { provider = try Self.provider(name, "provider in \(file)") }
         if let bm25Settings = object["bm25"] as? [String: Any] {
             if let k1 = bm25Settings["k1"] as? Double { bm25.k1 = Float(k1) }
             if let b = bm25Settings["b"] as? Double { bm25.b = Float(b) }
@@ -73,15 +86,22 @@ public struct GriotConfiguration: Sendable {
         return value
     }
 
+    static func provider(_ name: String, _ source: String) throws -> ProviderChoice {
+        guard let choice = ProviderChoice(rawValue: name.lowercased()) else {
+            throw ConfigurationError("\(source)=\(name) is not a provider; use one of \(ProviderChoice.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return choice
+    }
+
     static func defaultDatabasePath(_ environment: [String: String]) -> String {
         let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/share"
         return dataHome + "/griot/griot.sqlite"
     }
 
-    /// The `corpus/` folder beside the package: found from the working directory or from the
-    /// executable's location (`.build/<config>/griot` inside the checkout).
-    static func bundledCorpusPath() -> String? {
+    /// A folder of the checkout (`corpus/`, `prompts/`): found from the working directory or from
+    /// the executable's location (`.build/<config>/griot` inside the checkout).
+    static func bundledPath(_ folder: String, marker: String) -> String? {
         var candidates = [FileManager.default.currentDirectoryPath]
         var directory = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 {
@@ -89,8 +109,8 @@ public struct GriotConfiguration: Sendable {
             directory.deleteLastPathComponent()
         }
         for candidate in candidates {
-            let corpus = candidate + "/corpus"
-            if FileManager.default.fileExists(atPath: corpus + "/FORMAT.md") { return corpus }
+            let path = candidate + "/" + folder
+            if FileManager.default.fileExists(atPath: path + "/" + marker) { return path }
         }
         return nil
     }
@@ -98,5 +118,5 @@ public struct GriotConfiguration: Sendable {
 
 public struct ConfigurationError: Error, CustomStringConvertible {
     public var description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

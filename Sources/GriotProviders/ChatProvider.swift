@@ -54,9 +54,30 @@ public struct GroundingPassage: Sendable, Hashable, Codable {
     public var speaker: String?
     public var startSeconds: Double?
     public var text: String
+    /// Who tells the story (its interviewees), as distinct from who asks the questions.
+    public var interviewees: [String]
+    /// Where each speaker's words begin in `text` (Unicode scalar offsets), when the transcript names speakers.
+    public var speakerRuns: [SpeakerRun]
+
+    public struct SpeakerRun: Sendable, Hashable, Codable {
+        public var start: Int
+        public var speaker: String
+
+        public init(start: Int, speaker: String) {
+            self.start = start
+            self.speaker = speaker
+        }
+    }
+
+    /// The speaker at a scalar offset of `text`, when known.
+    public func speaker(at offset: Int) -> String? {
+        speakerRuns.last(where: { $0.start <= offset })?.speaker ?? speaker
+    }
 
     public init(number: Int, storyID: String, passageID: String, storyTitle: String, people: [String] = [], places: [String] = [],
-                speaker: String? = nil, startSeconds: Double? = nil, text: String) {
+                speaker: String? = nil, startSeconds: Double? = nil, text: String, interviewees: [String] = [], speakerRuns: [SpeakerRun] = []) {
+        self.interviewees = interviewees
+        self.speakerRuns = speakerRuns
         self.number = number
         self.storyID = storyID
         self.passageID = passageID

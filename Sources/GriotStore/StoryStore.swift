@@ -59,50 +59,7 @@ public final class StoryStore: Sendable {
 
     public init(writer: any DatabaseWriter) throws {
         self.writer = writer
-        try Self.migrator.migrate(writer)
-    }
-
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: stories and passages") { db in
-            try db.create(table: "story") { table in
-                table.primaryKey("id", .text)
-                table.column("title", .text).notNull()
-                table.column("privacy", .text).notNull()
-                table.column("ownerUserID", .text)
-                table.column("familyGroupIDs", .text).notNull()
-                table.column("document", .text).notNull()
-                table.column("contentHash", .text).notNull()
-                table.column("ingestedAt", .datetime).notNull()
-            }
-            try db.create(table: "passage") { table in
-                table.primaryKey("id", .text)
-                table.column("storyID", .text).notNull().references("story", onDelete: .cascade)
-                table.column("ordinal", .integer).notNull()
-                table.column("text", .text).notNull()
-                table.column("speaker", .text)
-                table.column("startSeconds", .double)
-                table.column("endSeconds", .double)
-                table.column("startOffset", .integer).notNull()
-                table.column("endOffset", .integer).notNull()
-            }
-            try db.create(index: "passage_by_story", on: "passage", columns: ["storyID", "ordinal"])
-            // Facts about the database itself, e.g. that the demo corpus was seeded once.
-            try db.create(table: "meta") { table in
-                table.primaryKey("key", .text)
-                table.column("value", .text).notNull()
-            }
-        }
-        migrator.registerMigration("v2: passage embeddings") { db in
-            // One vector per passage, with the model that made it, so a restart never re-embeds
-            // unchanged passages and a model change is noticed.
-            try db.create(table: "passageEmbedding") { table in
-                table.primaryKey("passageID", .text).references("passage", onDelete: .cascade)
-                table.column("model", .text).notNull()
-                table.column("vector", .blob).notNull()
-            }
-        }
-        return migrator
+        try Schema.migrator.migrate(writer)
     }
 
     // MARK: Writing

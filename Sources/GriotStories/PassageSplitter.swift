@@ -59,7 +59,7 @@ public struct PassageSplitter: Sendable {
     }
 
     /// Scalar ranges of each segment's text inside the joined transcript text.
-    func segmentRanges(_ transcript: Transcript) -> [Range<Int>] {
+    public func segmentRanges(_ transcript: Transcript) -> [Range<Int>] {
         var offset = 0
         return transcript.segments.map { segment in
             let length = segment.text.unicodeScalars.count

@@ -1,0 +1,182 @@
+import Foundation
+import GriotArchive
+import GriotPrompts
+import GriotProviders
+import GriotSearch
+import GriotStore
+
+/// One question to an assistant, from one person.
+public struct TurnRequest: Sendable, Hashable {
+    public var assistant: String
+    public var message: String
+    /// Who asks: whose stories they may see, and whose threads are theirs.
+    public var viewer: Viewer
+    /// Continue this thread; nil starts one (or, for a course, finds the course's thread).
+    public var threadID: String?
+    public var courseID: String?
+    /// The asker's role, for assistants with role variants (the coach: client or coach).
+    public var role: String?
+    public var userName: String?
+    /// The prompt version: a label (`production`, `latest`) or a version number.
+    public var promptLabel: String
+
+    public init(assistant: String = "griot", message: String, viewer: Viewer, threadID: String? = nil, courseID: String? = nil,
+                role: String? = nil, userName: String? = nil, promptLabel: String = "production") {
+        self.assistant = assistant
+        self.message = message
+        self.viewer = viewer
+        self.threadID = threadID
+        self.courseID = courseID
+        self.role = role
+        self.userName = userName
+        self.promptLabel = promptLabel
+    }
+}
+
+/// A request the engine refuses before anything is stored or sent, with what to do instead.
+public struct ChatError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable { case invalid, notFound }
+    public var kind: Kind
+    public var description: String
+
+    init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
+}
+
+/// The chat engine: threads, prompts, retrieval and a provider, put together per turn by the
+/// pipeline (`TurnPipeline`). The HTTP service and the command line both go through it.
+///
+/// ```swift
+/// let engine = ChatEngine(archive: archive, chats: chats, prompts: registry, provider: provider, counters: counters)
+/// let turn = try engine.startTurn(TurnRequest(message: "Who was Ida Mae?", viewer: viewer))
+/// for await event in turn.events { ... }
+/// ```
+public final class ChatEngine: Sendable {
+    public let archive: StoryArchive
+    public let chats: ChatStore
+    public let prompts: PromptRegistry
+    public let provider: any ChatProvider
+    public let counters: TokenCounters
+    let detector = LanguageDetector()
+    let now: @Sendable () -> Date
+
+    /// The detector's confidence at which the reply is asked for in the question's language.
+    public static let languageConfidence = 0.8
+    /// Messages longer than this are refused before they are stored (about 10,000 tokens).
+    public static let maximumMessageCharacters = 40_000
+
+    public init(archive: StoryArchive, chats: ChatStore, prompts: PromptRegistry, provider: any ChatProvider, counters: TokenCounters,
+                now: @escaping @Sendable () -> Date = Date.init) {
+        self.archive = archive
+        self.chats = chats
+        self.prompts = prompts
+        self.provider = provider
+        self.counters = counters
+        self.now = now
+    }
+
+    /// Checks the request, stores the user's message (before any model is called) and a reply
+    /// marked `streaming`, and starts the turn. Throws only for requests that cannot start.
+    public func startTurn(_ request: TurnRequest) throws -> ChatTurn {
+        let message = request.message.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !message.isEmpty else { throw ChatError(.invalid, "The message is empty; type a question or a command such as /summary.") }
+        guard message.count <= Self.maximumMessageCharacters else {
+            throw ChatError(.invalid, "The message is \(message.count) characters long; the limit is \(Self.maximumMessageCharacters). Shorten it or split it into several messages.")
+        }
+        let template: PromptTemplate
+        do {
+            template = try prompts.template(for: request.assistant, label: request.promptLabel)
+        } catch {
+            throw ChatError(.invalid, "\(error)")
+        }
+        var role = request.role
+        if !template.roles.isEmpty {
+            role = role ?? template.sections.defaultRole
+            guard let role, template.roles.contains(role) else {
+                throw ChatError(.invalid, "The \(request.assistant) assistant has no role \(request.role ?? ""); use one of \(template.roles.joined(separator: ", ")).")
+            }
+        }
+        let userID = request.viewer.userID ?? "anonymous"
+
+        let thread: ThreadRecord
+        if let threadID = request.threadID {
+            // Another user's thread is reported as missing, never as forbidden.
+            guard let found = try chats.thread(id: threadID), found.userID == userID, found.assistant == request.assistant else {
+                throw ChatError(.notFound, "There is no \(request.assistant) thread \(threadID) for you; leave the thread out to start a new one.")
+            }
+            thread = found
+        } else if let courseID = request.courseID {
+            thread = try chats.courseThread(assistant: request.assistant, userID: userID, courseID: courseID)
+        } else {
+            thread = try chats.createThread(assistant: request.assistant, userID: userID)
+        }
+
+        let history = try chats.recentMessages(threadID: thread.id, limit: template.budget.historyMessages * 2)
+        let parsed = SlashCommand.parse(message)
+        let command = parsed.flatMap { template.commands.contains($0.command.rawValue) ? $0.command : nil }
+        let guess = detector.detect(command != nil ? parsed!.rest : message)
+        let language = guess.confidence >= Self.languageConfidence ? guess.language : nil
+
+        let turnID = UUID().uuidString.lowercased()
+        let question = try chats.appendMessage(threadID: thread.id, role: .user, content: message, turnID: turnID, now: now())
+        let reply = try chats.appendMessage(threadID: thread.id, role: .assistant, content: "", status: .streaming, turnID: turnID, now: now())
+
+        let plan = TurnPlan(
+            turnID: turnID, thread: thread, userMessage: question, replyMessage: reply, request: request, role: role,
+            template: template, command: command, question: command != nil ? parsed!.rest : message,
+            language: language, languageGuess: guess, history: history.filter { $0.id != question.id && $0.id != reply.id })
+        return ChatTurn(plan: plan, pipeline: TurnPipeline(engine: self))
+    }
+}
+
+/// Everything decided before the turn runs.
+struct TurnPlan: Sendable {
+    var turnID: String
+    var thread: ThreadRecord
+    var userMessage: MessageRecord
+    var replyMessage: MessageRecord
+    var request: TurnRequest
+    var role: String?
+    var template: PromptTemplate
+    var command: SlashCommand?
+    /// The question without its slash command.
+    var question: String
+    var language: String?
+    var languageGuess: LanguageDetector.Guess
+    /// Earlier messages of the thread, oldest first.
+    var history: [MessageRecord]
+}
+
+/// A running turn: its events, and a way to stop it.
+public final class ChatTurn: Sendable {
+    public let id: String
+    public let threadID: String
+    public let userMessageID: String
+    public let replyMessageID: String
+    public let events: AsyncStream<TurnEvent>
+    private let task: Task<Void, Never>
+
+    init(plan: TurnPlan, pipeline: TurnPipeline) {
+        id = plan.turnID
+        threadID = plan.thread.id
+        userMessageID = plan.userMessage.id
+        replyMessageID = plan.replyMessage.id
+        let (stream, continuation) = AsyncStream.makeStream(of: TurnEvent.self, bufferingPolicy: .unbounded)
+        events = stream
+        let task = Task { await pipeline.run(plan, emit: continuation) }
+        self.task = task
+        // A client that stops listening stops the turn; the pipeline stores the partial reply.
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { task.cancel() }
+        }
+    }
+
+    /// Stops generation now: the upstream request is cancelled and the reply so far is stored
+    /// marked `stopped`. The events end with `done`.
+    public func stop() { task.cancel() }
+
+    /// Waits until the turn has stored its outcome.
+    public func finished() async { await task.value }
+}

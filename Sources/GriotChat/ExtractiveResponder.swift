@@ -1,0 +1,394 @@
+import Foundation
+import GriotProviders
+import GriotText
+
+/// The offline responder: answers from the retrieved passages alone, by choosing the sentences
+/// that best answer the question, grouping them by story and citing each with its number. It
+/// needs no network and no model, so it is the default when no API key is configured, and it
+/// names itself (`griot-extractive-1`) so clients can show that no language model wrote the reply.
+///
+/// ```swift
+/// let responder = ExtractiveResponder()
+/// let text = responder.compose(request)   // "Here is what the family's stories say ... [1]"
+/// ```
+public struct ExtractiveResponder: ChatProvider {
+    public static let model = "griot-extractive-1"
+    public let name = "griot-extractive"
+    public var defaultModel: String { Self.model }
+
+    private let analyzer = TextAnalyzer()
+
+    public init() {}
+
+    public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, any Error> {
+        let text = compose(request)
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                continuation.yield(.model(Self.model))
+                // Word by word, as a model would stream, so that stop and delta grouping behave alike.
+                var piece = ""
+                for character in text {
+                    piece.append(character)
+                    if character == " " || character == "\n" {
+                        try Task.checkCancellation()
+                        continuation.yield(.text(piece))
+                        piece = ""
+                        await Task.yield()
+                    }
+                }
+                if !piece.isEmpty { continuation.yield(.text(piece)) }
+                continuation.yield(.finished(reason: "stop", usage: nil))
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    // MARK: Composing
+
+    /// The whole reply for a request.
+    public func compose(_ request: ChatRequest) -> String {
+        let grounding = request.grounding
+        let question = grounding.question
+        let sentences = candidateSentences(grounding.passages)
+        let relevant = relevantPassages(question: question, passages: grounding.passages)
+        var reply: String
+        switch (grounding.command, grounding.assistant == "coach") {
+        case ("summary", true): reply = coachSummary(request.messages)
+        case ("resources", true): reply = coachResources()
+        case ("quiz", true): reply = coachQuiz(question)
+        case (_, true) where relevant.isEmpty: reply = coachReflection(question)
+        case ("quiz", false) where !relevant.isEmpty: reply = quiz(sentences.filter { relevant.contains($0.passage.number) }, question: question)
+        case ("resources", false) where !relevant.isEmpty: reply = resources(grounding.passages.filter { relevant.contains($0.number) })
+        case (_, _) where relevant.isEmpty: reply = noContent(question: question)
+        default: reply = answer(question: question, sentences: sentences.filter { relevant.contains($0.passage.number) },
+                                passages: grounding.passages.filter { relevant.contains($0.number) },
+                                summary: grounding.command == "summary")
+        }
+        if let language = grounding.language, language != "en" {
+            reply = "(This offline answer is written in English; the stories are quoted as they were told.)\n\n" + reply
+        }
+        return reply
+    }
+
+    struct Sentence {
+        var passage: GroundingPassage
+        var text: String
+        var terms: Set<String>
+        var position: Int
+        /// Who says it, when the transcript names speakers.
+        var speaker: String?
+    }
+
+    private func candidateSentences(_ passages: [GroundingPassage]) -> [Sentence] {
+        var sentences: [Sentence] = []
+        for passage in passages {
+            let scalars = Array(passage.text.unicodeScalars)
+            for (position, span) in SentenceSplitter.sentences(in: scalars).enumerated() {
+                let text = String(String.UnicodeScalarView(scalars[span.start..<span.end])).trimmingCharacters(in: .whitespacesAndNewlines)
+                let words = text.split(separator: " ").count
+                // The interviewer's questions are not what the story says.
+                guard words >= 4, words <= 70, !text.hasSuffix("?") else { continue }
+                let speaker = passage.speaker(at: span.start)
+                if let speaker, !passage.interviewees.isEmpty, !passage.speakerRuns.isEmpty, !passage.interviewees.contains(speaker) { continue }
+                sentences.append(Sentence(passage: passage, text: text, terms: Set(analyzer.terms(in: text)), position: position,
+                                          speaker: speaker ?? passage.interviewees.first))
+            }
+        }
+        return sentences
+    }
+
+    /// Words that say what kind of question it is rather than what it is about; a passage that
+    /// matches only these is not evidence that the stories cover the question.
+    private static let generic: Set<String> = {
+        let words = """
+            tell know story stories storyteller family families remember remembered happen happened say said says recall talk talked \
+            anything something everything thing things life lived live living grandmother grandfather grandma grandpa granny mother father \
+            mom dad mama papa aunt uncle cousin relative relatives ancestor ancestors people person anyone someone somebody kind like \
+            describe explain share mention mentioned record recorded interview interviews find found give show us me family's \
+            did does do was were is are be been have has had get got go went come came make made time times day days year years
+            """
+        return Set(TextAnalyzer(removesStopWords: false).terms(in: words))
+    }()
+
+    private func keyTerms(_ question: String) -> [String] {
+        var seen = Set<String>()
+        return analyzer.terms(in: question).filter { !Self.generic.contains($0) && seen.insert($0).inserted }
+    }
+
+    /// The numbers of the passages that speak to the question: those holding at least half of its
+    /// key terms (in their text, title, people or places). A question of only generic words
+    /// ("tell me a story") takes the retrieved passages as they are.
+    func relevantPassages(question: String, passages: [GroundingPassage]) -> Set<Int> {
+        let key = keyTerms(question)
+        guard !key.isEmpty else { return Set(passages.prefix(3).map(\.number)) }
+        let needed = max(1, Int((Double(key.count) * 0.5).rounded(.up)))
+        var relevant = Set<Int>()
+        for passage in passages {
+            let described = [passage.text, passage.storyTitle, passage.people.joined(separator: " "), passage.places.joined(separator: " ")]
+                .joined(separator: " ")
+            let terms = Set(analyzer.terms(in: described))
+            if key.filter(terms.contains).count >= needed { relevant.insert(passage.number) }
+        }
+        return relevant
+    }
+
+    // MARK: Ask the Griot
+
+    private func answer(question: String, sentences: [Sentence], passages: [GroundingPassage], summary: Bool) -> String {
+        let questionTerms = Set(analyzer.terms(in: question))
+        var documentFrequency: [String: Int] = [:]
+        for sentence in sentences { for term in sentence.terms { documentFrequency[term, default: 0] += 1 } }
+        let count = Double(max(sentences.count, 1))
+        let people = mentionedPeople(question: question, passages: passages)
+        let givenNames = Set(people.flatMap { Self.givenNames($0) })
+
+        func score(_ sentence: Sentence) -> Double {
+            var total = 0.0
+            for term in sentence.terms where questionTerms.contains(term) {
+                total += log((count + 1) / (Double(documentFrequency[term] ?? 0) + 0.5))
+            }
+            let lowered = sentence.text.lowercased()
+            if givenNames.contains(where: { Self.containsWord(lowered, $0) }) { total += 2 }
+            // Earlier passages ranked higher; earlier sentences tend to set the scene.
+            return total + 0.6 / Double(sentence.passage.number) - 0.02 * Double(sentence.position)
+        }
+
+        let scored = sentences.map { (sentence: $0, score: score($0)) }.sorted { $0.score > $1.score }
+        // At most two sentences from each of at most three stories (four for a person, across stories).
+        let storyLimit = people.isEmpty ? 3 : 4
+        var chosen: [String: [(sentence: Sentence, score: Double)]] = [:]
+        var storyOrder: [String] = []
+        for candidate in scored {
+            let story = candidate.sentence.passage.storyID
+            if chosen[story] == nil {
+                guard storyOrder.count < storyLimit else { continue }
+                storyOrder.append(story)
+            }
+            guard chosen[story, default: []].count < (summary ? 1 : 2),
+                  !chosen.values.joined().contains(where: { $0.sentence.text == candidate.sentence.text }) else { continue }
+            if let first = chosen[story]?.first, candidate.score < first.score * 0.5 { continue }
+            chosen[story, default: []].append(candidate)
+        }
+        // Passages chosen for their title or places alone still speak, with their opening sentence.
+        if storyOrder.isEmpty, let passage = passages.first, let opening = sentences.first(where: { $0.passage.number == passage.number }) {
+            storyOrder = [passage.storyID]
+            chosen[passage.storyID] = [(opening, 0)]
+        }
+
+        var lines: [String] = []
+        let subject = Self.subjectPhrase(question)
+        if let person = people.first {
+            let display = Self.displayName(person)
+            let stories = storyOrder.count
+            lines.append(stories > 1
+                ? "\(display) comes up in \(stories) of the family's stories that you can see. Here is what they tell, story by story."
+                : "Here is what the family's stories tell about \(display).")
+        } else if summary {
+            lines.append("A short summary of what the family's stories say\(subject.map { " about \($0)" } ?? ""):")
+        } else {
+            lines.append("Here is what the family's stories say\(subject.map { " about \($0)" } ?? ""):")
+        }
+        for story in storyOrder {
+            guard let picks = chosen[story], let first = picks.first else { continue }
+            let passage = first.sentence.passage
+            let teller = first.sentence.speaker ?? passage.interviewees.first ?? passage.people.first
+            let lead = teller.map { "In “\(passage.storyTitle)”, \(Self.displayName($0)) recalls:" } ?? "In “\(passage.storyTitle)”:"
+            let quotes = picks.sorted { ($0.sentence.passage.number, $0.sentence.position) < ($1.sentence.passage.number, $1.sentence.position) }
+                .map { "“\($0.sentence.text)” [\($0.sentence.passage.number)]" }
+            lines.append((summary ? "- " : "") + lead + " " + quotes.joined(separator: " "))
+        }
+        if storyOrder.count > 1 && !summary {
+            let tellers = Self.uniqueOrdered(storyOrder.compactMap { story in
+                chosen[story]?.first.flatMap { $0.sentence.speaker ?? $0.sentence.passage.people.first }.map(Self.displayName)
+            })
+            if tellers.count > 1 {
+                lines.append("Together these \(storyOrder.count) stories, told by \(Self.list(tellers)), give more than any one of them alone; each citation opens its story at the moment quoted.")
+            } else {
+                lines.append("These \(storyOrder.count) stories add to each other; each citation opens its story at the moment quoted.")
+            }
+        }
+        return lines.joined(separator: "\n\n")
+    }
+
+    private func noContent(question: String) -> String {
+        let opening: String
+        if let subject = Self.subjectPhrase(question) {
+            opening = "The family's stories that you can see do not cover \(subject) yet, so I would rather not guess."
+        } else {
+            let asked = question.trimmingCharacters(in: .whitespacesAndNewlines)
+            opening = "I looked through the family's stories that you can see, and they do not answer “\(asked)” yet, so I would rather not guess."
+        }
+        return opening + "\n\n" + """
+            If someone in the family remembers it, consider recording a story about it: who was there, when and where it happened, and what it meant to them. An elder's memory recorded now becomes the answer next time.
+            """
+    }
+
+    private func quiz(_ sentences: [Sentence], question: String) -> String {
+        var lines = ["Here is a short quiz from the family's stories. The answers follow each question."]
+        var used = Set<String>()
+        var number = 0
+        for sentence in sentences where number < 3 {
+            guard !used.contains(sentence.passage.storyID), let answer = Self.clozeWord(in: sentence.text) else { continue }
+            used.insert(sentence.passage.storyID)
+            number += 1
+            let blanked = sentence.text.replacingOccurrences(of: answer, with: "_____")
+            lines.append("\(number). In “\(sentence.passage.storyTitle)”, fill in the blank: “\(blanked)”\n   Answer: \(answer) [\(sentence.passage.number)]")
+        }
+        if number == 0 { return noContent(question: question) }
+        return lines.joined(separator: "\n\n")
+    }
+
+    private func resources(_ passages: [GroundingPassage]) -> String {
+        var lines = ["These stories bear on your question; each citation opens the story at the passage:"]
+        var seen = Set<String>()
+        for passage in passages where seen.insert(passage.storyID).inserted {
+            let teller = passage.interviewees.first ?? passage.speaker ?? passage.people.first
+            lines.append("- “\(passage.storyTitle)”\(teller.map { ", told by \(Self.displayName($0))" } ?? "") [\(passage.number)]")
+        }
+        lines.append("To add to them, record a relative who was there telling the same events in their own words.")
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: The coach
+
+    private func coachReflection(_ message: String) -> String {
+        let first = Self.firstSentence(message)
+        let reflected = Self.reflect(first)
+        return """
+            It sounds like \(reflected). Thank you for putting that into words.
+
+            What would be one small step you could take on this before your next session? If it helps, bring what you notice this week to your coach.
+            """
+    }
+
+    private func coachSummary(_ messages: [ChatMessage]) -> String {
+        let said = messages.filter { $0.role == .user }.map(\.content).filter { SlashCommand.parse($0) == nil }.suffix(5)
+        guard !said.isEmpty else { return "There is nothing to summarise yet: this conversation has just begun. What would you like to work on?" }
+        return (["Here is what you have brought up so far:"] + said.map { "- " + Self.firstSentence($0) }
+                + ["Which of these would you like to take to your next session?"]).joined(separator: "\n")
+    }
+
+    private func coachResources() -> String {
+        """
+        Three exercises that often help between sessions:
+        - A two-minute check-in each evening: what went well, what was hard, what you learned.
+        - Writing down one small next step and when you will take it, where you will see it.
+        - Noticing one moment this week when you felt most like yourself, and what made it so.
+        Your coach can suggest readings that fit your course.
+        """
+    }
+
+    private func coachQuiz(_ message: String) -> String {
+        """
+        Here is a short self-check; answer one at a time.
+        1. What has changed for you since the start of this course?
+        2. What is one thing you are doing differently this week?
+        3. What would you like your coach to know before your next session?
+        """
+    }
+
+    // MARK: Words and names
+
+    /// People named in the question by a given name or nickname (a surname alone names a family,
+    /// not a person).
+    private func mentionedPeople(question: String, passages: [GroundingPassage]) -> [String] {
+        let words = Set(question.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
+        var found: [String] = []
+        for person in Self.uniqueOrdered(passages.flatMap { $0.people + ($0.speaker.map { [$0] } ?? []) }) {
+            if Self.givenNames(person).contains(where: words.contains) { found.append(person) }
+        }
+        return found
+    }
+
+    private static let titles: Set<String> = ["rev", "reverend", "dr", "mr", "mrs", "ms", "miss", "aunt", "uncle", "sister", "brother", "deacon", "grandma", "grandpa", "jr", "sr"]
+
+    /// The lowercased given names and nicknames of a person ("Theodore \"Teddy\" Batiste" → theodore, teddy).
+    static func givenNames(_ person: String) -> [String] {
+        let words = person.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init).filter { !titles.contains($0) }
+        return words.count > 1 ? Array(words.dropLast()) : words
+    }
+
+    /// A name as it reads in a sentence: without the nickname's quotes ("Teddy Batiste").
+    static func displayName(_ person: String) -> String {
+        if let open = person.firstIndex(of: "\""), let close = person[person.index(after: open)...].firstIndex(of: "\"") {
+            let nickname = person[person.index(after: open)..<close]
+            let surname = person[person.index(after: close)...].trimmingCharacters(in: .whitespaces)
+            return surname.isEmpty ? String(nickname) : "\(nickname) \(surname)"
+        }
+        return person
+    }
+
+    static func containsWord(_ text: String, _ word: String) -> Bool {
+        var searchRange = text.startIndex..<text.endIndex
+        while let range = text.range(of: word, range: searchRange) {
+            let before = range.lowerBound == text.startIndex ? nil : text[text.index(before: range.lowerBound)]
+            let after = range.upperBound == text.endIndex ? nil : text[range.upperBound]
+            if !(before?.isLetter ?? false) && !(after?.isLetter ?? false) { return true }
+            searchRange = range.upperBound..<text.endIndex
+        }
+        return false
+    }
+
+    /// What the question is about, in the asker's words: "the 1927 flood" from
+    /// "What do the stories say about the 1927 flood?", "Aunt Lil" from "Who was Aunt Lil?".
+    static func subjectPhrase(_ question: String) -> String? {
+        var text = question.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "?.!")))
+        let lowered = text.lowercased()
+        if let about = lowered.range(of: " about ", options: .backwards) {
+            text = String(text[about.upperBound...])
+        } else {
+            // Only openings after which the rest is a noun phrase ("who was | Aunt Lil").
+            let openings = ["who was ", "who is ", "who were ", "what happened in ", "what happened at ", "what happened to ", "what happened during ",
+                            "what was ", "what is ", "what were ", "tell me about "]
+            guard let opening = openings.first(where: { lowered.hasPrefix($0) }) else { return nil }
+            text = String(text.dropFirst(opening.count))
+        }
+        text = text.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty, text.split(separator: " ").count <= 10 else { return nil }
+        return text
+    }
+
+    /// A word worth asking for in a quiz: a capitalised name or a number, not the first word.
+    static func clozeWord(in sentence: String) -> String? {
+        let words = sentence.split(separator: " ").map { $0.trimmingCharacters(in: .punctuationCharacters.union(.symbols)) }
+        for word in words.dropFirst() where word.count >= 3 {
+            if word.first?.isUppercase == true, word.dropFirst().allSatisfy({ $0.isLowercase }), !titles.contains(word.lowercased()) { return word }
+        }
+        return words.dropFirst().first { $0.count >= 2 && $0.allSatisfy(\.isNumber) }
+    }
+
+    static func firstSentence(_ text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        guard let span = SentenceSplitter.sentences(in: scalars).first else { return text }
+        return String(String.UnicodeScalarView(scalars[span.start..<span.end])).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// "I feel stuck with my routine." → "you feel stuck with your routine"
+    static func reflect(_ sentence: String) -> String {
+        let swaps = ["i": "you", "i'm": "you're", "i’m": "you’re", "i've": "you've", "i’ve": "you’ve", "i'd": "you'd", "i'll": "you'll",
+                     "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "am": "are", "was": "were", "we": "you", "our": "your", "us": "you"]
+        let trimmed = sentence.trimmingCharacters(in: CharacterSet(charactersIn: ".!?").union(.whitespaces))
+        let words = trimmed.split(separator: " ").map { word -> String in
+            let bare = word.lowercased().trimmingCharacters(in: .punctuationCharacters)
+            return swaps[bare] ?? String(word)
+        }
+        let text = words.joined(separator: " ")
+        guard let first = text.first else { return "a lot is on your mind" }
+        return first.lowercased() + text.dropFirst()
+    }
+
+    static func uniqueOrdered(_ items: [String]) -> [String] {
+        var seen = Set<String>()
+        return items.filter { seen.insert($0).inserted }
+    }
+
+    static func list(_ items: [String]) -> String {
+        switch items.count {
+        case 0: return ""
+        case 1: return items[0]
+        case 2: return "\(items[0]) and \(items[1])"
+        default: return items.dropLast().joined(separator: ", ") + " and " + items.last!
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import GRDB
+
+/// One conversation of one user with one assistant.
+public struct ThreadRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "thread"
+    public var id: String
+    public var assistant: String
+    public var userID: String
+    public var courseID: String?
+    public var title: String
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var lastReadMessageID: String?
+    public var deletedAt: Date?
+}
+
+/// Where a message stands. A reply is written as `streaming` before the model is called and
+/// ends as complete, stopped (the user pressed stop) or failed (the provider broke off).
+public enum MessageStatus: String, Codable, Sendable, Hashable, DatabaseValueConvertible {
+    case complete, streaming, stopped, failed, blocked
+}
+
+public struct MessageRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "message"
+    public enum Role: String, Codable, Sendable, Hashable, DatabaseValueConvertible { case user, assistant }
+
+    public var id: String
+    public var threadID: String
+    /// The message's place in its thread, from 1.
+    public var sequence: Int
+    public var role: Role
+    public var content: String
+    public var status: MessageStatus
+    public var turnID: String?
+    public var error: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var deletedAt: Date?
+}
+
+/// What produced one reply. `snapshot` is JSON written by the chat pipeline.
+public struct TurnRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "turn"
+    public var id: String
+    public var threadID: String
+    public var userMessageID: String
+    public var assistantMessageID: String?
+    public var assistant: String
+    public var promptVersion: Int
+    public var promptHash: String
+    public var provider: String
+    public var model: String
+    public var status: MessageStatus
+    public var startedAt: Date
+    public var finishedAt: Date?
+    public var snapshot: String
+
+    public init(id: String, threadID: String, userMessageID: String, assistantMessageID: String?, assistant: String, promptVersion: Int,
+                promptHash: String, provider: String, model: String, status: MessageStatus, startedAt: Date, finishedAt: Date?, snapshot: String) {
+        self.id = id
+        self.threadID = threadID
+        self.userMessageID = userMessageID
+        self.assistantMessageID = assistantMessageID
+        self.assistant = assistant
+        self.promptVersion = promptVersion
+        self.promptHash = promptHash
+        self.provider = provider
+        self.model = model
+        self.status = status
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.snapshot = snapshot
+    }
+}
+
+/// A course: its title and summary (course metadata in the context) and the coach's custom instructions.
+public struct CourseRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "course"
+    public var id: String
+    public var title: String
+    public var summary: String
+    public var customInstructions: String
+    public var updatedAt: Date
+
+    public init(id: String, title: String, summary: String = "", customInstructions: String = "", updatedAt: Date = Date()) {
+        self.id = id
+        self.title = title
+        self.summary = summary
+        self.customInstructions = customInstructions
+        self.updatedAt = updatedAt
+    }
+}
+
+/// What a user wrote about themselves.
+public struct ProfileRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "profile"
+    public var userID: String
+    public var displayName: String?
+    public var bio: String
+    public var updatedAt: Date
+
+    public init(userID: String, displayName: String? = nil, bio: String = "", updatedAt: Date = Date()) {
+        self.userID = userID
+        self.displayName = displayName
+        self.bio = bio
+        self.updatedAt = updatedAt
+    }
+}
