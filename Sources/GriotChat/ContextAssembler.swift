@@ -76,10 +76,10 @@ public struct ContextAssembler: Sendable {
 
         // Optional parts longer than their share are shortened first, so that one long bio cannot
         // crowd out the stories.
-        let instructions = shorten(parts.customInstructions, part: "instructions", ledger: &ledger)
-        let bio = shorten(parts.profileBio, part: "profile", ledger: &ledger)
-        let course = shorten(parts.courseMetadata, part: "course", ledger: &ledger)
-        let system = Self.systemMessage(prompt: parts.systemPrompt, instructions: instructions, bio: bio, course: course)
+        var instructions = shorten(parts.customInstructions, part: "instructions", ledger: &ledger)
+        var bio = shorten(parts.profileBio, part: "profile", ledger: &ledger)
+        var course = shorten(parts.courseMetadata, part: "course", ledger: &ledger)
+        var system = Self.systemMessage(prompt: parts.systemPrompt, instructions: instructions, bio: bio, course: course)
 
         var passages = parts.passages
         var history = Array(parts.history.suffix(budget.historyMessages))
@@ -89,9 +89,25 @@ public struct ContextAssembler: Sendable {
         }
 
         let limit = budget.total - budget.replyReserve
-        let fixed = counter.count(system) + counter.count(parts.question) + 2 * Self.tokensPerMessage + Self.tokensForReplyPriming
+        let questionTokens = counter.count(parts.question)
+        let envelope = 2 * Self.tokensPerMessage + Self.tokensForReplyPriming
+        var fixed = counter.count(system) + questionTokens + envelope
+        // A long question may still fit without the optional parts: the bio goes first, then the
+        // course description, then (last, as the coach wrote them for every turn) the instructions.
+        for part in ["profile", "course", "instructions"] where fixed > limit {
+            let removed: String
+            switch part {
+            case "profile": (removed, bio) = (bio, "")
+            case "course": (removed, course) = (course, "")
+            default: (removed, instructions) = (instructions, "")
+            }
+            guard !removed.isEmpty else { continue }
+            ledger.dropped.append(.init(part: part, tokens: counter.count(removed), reason: "left out so that the question fits"))
+            system = Self.systemMessage(prompt: parts.systemPrompt, instructions: instructions, bio: bio, course: course)
+            fixed = counter.count(system) + questionTokens + envelope
+        }
         guard fixed <= limit else {
-            throw ContextOverflow(questionTokens: counter.count(parts.question), available: max(0, limit - (fixed - counter.count(parts.question))))
+            throw ContextOverflow(questionTokens: questionTokens, available: max(0, limit - (fixed - questionTokens)))
         }
 
         // Estimate from part sizes to drop in bulk, then confirm with an exact count of the whole.

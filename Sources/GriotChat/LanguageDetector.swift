@@ -27,29 +27,34 @@ public struct LanguageDetector: Sendable {
         for word in lowered.split(whereSeparator: { !$0.isLetter && $0 != "'" && $0 != "’" }) {
             let word = word.replacingOccurrences(of: "’", with: "'")
             words += 1
-            for language in Self.functionWords[word] ?? [] {
-                votes[language, default: 0] += 1
+            // A word several languages share is split between them.
+            if let languages = Self.functionWords[word] {
+                for language in languages { votes[language, default: 0] += 1 / Double(languages.count) }
             }
-            if let apostrophe = word.firstIndex(of: "'") {
-                // French and Italian elision (l'histoire, dell'anno) and English contractions (didn't).
-                let head = String(word[...apostrophe])
-                for language in Self.functionWords[head] ?? [] { votes[language, default: 0] += 1 }
+            if let apostrophe = word.firstIndex(of: "'"), let languages = Self.functionWords[String(word[...apostrophe])] {
+                // French and Italian elision (l'histoire, dell'anno).
+                for language in languages { votes[language, default: 0] += 1 / Double(languages.count) }
             }
         }
         for scalar in lowered.unicodeScalars {
-            for language in Self.letters[scalar] ?? [] { votes[language, default: 0] += 0.5 }
+            if let languages = Self.letters[scalar] {
+                for language in languages { votes[language, default: 0] += 0.5 / Double(languages.count) }
+            }
         }
         let ranked = votes.sorted { $0.value > $1.value || ($0.value == $1.value && $0.key < $1.key) }
-        guard let best = ranked.first, best.value > 0 else { return Guess(language: "en", confidence: 0) }
-        let second = ranked.dropFirst().first?.value ?? 0
-        let total = ranked.reduce(0) { $0 + $1.value }
-        // Share of the votes, discounted when the runner-up is close or the evidence is thin.
-        let share = best.value / total
-        let margin = (best.value - second) / best.value
-        let evidence = min(1, best.value / 3)
-        let confidence = min(1, (0.5 * share + 0.5 * margin) * evidence + (words > 0 ? 0 : -1))
-        return Guess(language: best.key, confidence: max(0, (confidence * 100).rounded() / 100))
+        guard let best = ranked.first, best.value > 0, words > 0 else { return Guess(language: "en", confidence: 0) }
+        // A softmax over the languages' votes, every known language taking part (those without
+        // votes at 0), so that thin evidence cannot look certain: two words give about 0.6, four
+        // exclusive ones about 0.97.
+        let sharpness = 1.5
+        let silent = Double(Self.latinLanguages - ranked.count)
+        let mass = ranked.reduce(silent * exp(-sharpness * best.value)) { $0 + exp(sharpness * ($1.value - best.value)) }
+        let confidence = 1 / mass
+        return Guess(language: best.key, confidence: (confidence * 100).rounded() / 100)
     }
+
+    /// Languages the Latin-script vote knows.
+    static let latinLanguages = 15
 
     private func detectByScript(_ text: String) -> Guess? {
         var counts: [String: Int] = [:]
@@ -90,7 +95,7 @@ public struct LanguageDetector: Sendable {
         var table: [Unicode.Scalar: [String]] = [:]
         let groups: [(String, String)] = [
             ("ñ¿¡", "es"), ("çœèêëîôùûÿ", "fr"), ("ßäöü", "de"), ("ãõ", "pt"), ("å", "sv"),
-            ("łąęśźżćń", "pl"), ("ğşı", "tr"), ("ươđ", "vi"), ("ì", "it"), ("ò", "it"),
+            ("łąęśźżćń", "pl"), ("ğşıüöç", "tr"), ("ươđ", "vi"), ("ì", "it"), ("ò", "it"),
         ]
         for (characters, language) in groups {
             for scalar in characters.unicodeScalars { table[scalar, default: []].append(language) }

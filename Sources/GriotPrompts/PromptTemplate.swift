@@ -73,6 +73,12 @@ public struct ModelPolicy: Sendable, Hashable {
     /// The BPE vocabulary used to count tokens: `o200k_base` (GPT-4o and later) unless set.
     public var encoding: String?
 
+    public init(model: String? = nil, temperature: Double? = nil, encoding: String? = nil) {
+        self.model = model
+        self.temperature = temperature
+        self.encoding = encoding
+    }
+
     public func settings(maxTokens: Int) -> ModelSettings {
         ModelSettings(model: model, temperature: temperature, maxTokens: maxTokens)
     }
@@ -86,6 +92,8 @@ public struct RetrievalPolicy: Sendable, Hashable {
     public var fusion = "weighted"
     public var lexicalWeight = 0.5
     public var rrfK = 60
+
+    public init() {}
 }
 
 /// The token budget from the front matter's `budget:` block.
@@ -99,6 +107,8 @@ public struct BudgetPolicy: Sendable, Hashable {
     /// The largest share of `total` each optional part may take before it is shortened:
     /// `instructions` (the course's custom instructions), `profile` (the user's bio), `course`.
     public var shares: [String: Double] = ["instructions": 0.15, "profile": 0.08, "course": 0.08]
+
+    public init() {}
 }
 
 /// The safety stages an assistant switches on (the stages themselves arrive with their own issue).
