@@ -28,7 +28,7 @@ extension RankTable {
             for k in 0..<count {
                 starts[k] = UInt32(k)
                 output[k] = byteRanks[Int(bytes[k])]
-                pairRanks[k] = k + 1 < count ? rank(of: bytes + k, count: 2) : RankTable.absent
+                pairRanks[k] = k + 1 < count ? pairRank(bytes + k) : RankTable.absent
             }
             starts[count] = UInt32(count)
 
@@ -85,7 +85,7 @@ extension RankTable {
             next[k] = Int32(k + 1)
             previous[k] = Int32(k - 1)
             token[k] = byteRanks[Int(bytes[k])]
-            pairRank[k] = k + 1 < count ? rank(of: bytes + k, count: 2) : RankTable.absent
+            pairRank[k] = k + 1 < count ? self.pairRank(bytes + k) : RankTable.absent
             if pairRank[k] != RankTable.absent { heap.append(UInt64(pairRank[k]) << 32 | UInt64(k)) }
         }
         MinHeap.heapify(&heap)

@@ -8,8 +8,9 @@ import Foundation
 ///
 /// Looking up a byte sequence is the inner loop of encoding, so the table is an
 /// open-addressing hash over the raw bytes: no `String` or `Array` is made per look-up.
-/// Each slot holds 32 bits of the key's hash beside the rank, so a probe almost never
-/// reads the stored bytes of a key that is not the one sought.
+/// Each slot holds the key's first eight bytes and its length beside the rank, so a key of
+/// up to eight bytes (most of them) is found or ruled out without reading anything else;
+/// pairs of bytes, where every merge starts, are a direct 65,536-entry table.
 final class RankTable: @unchecked Sendable {
     // @unchecked: every buffer is written only during `init` and read-only afterwards.
 
@@ -25,9 +26,17 @@ final class RankTable: @unchecked Sendable {
     /// Where the bytes of rank r start; they end where r + 1's start (`rankCount + 1` entries).
     /// A rank the file does not list has no bytes.
     private let tokenStarts: UnsafeMutablePointer<UInt32>
-    /// Open addressing: hash's high 32 bits << 32 | (rank + 1); 0 is an empty slot.
-    private let slots: UnsafeMutablePointer<UInt64>
+    /// One slot of the open-addressing table: a key's first eight bytes, and its length
+    /// beside its rank (`length << 32 | rank + 1`, 0 for an empty slot).
+    private struct Slot {
+        var head: UInt64
+        var meta: UInt64
+    }
+
+    private let slots: UnsafeMutablePointer<Slot>
     private let slotMask: Int
+    /// The rank of every two-byte token by its bytes read as a little-endian UInt16.
+    private let pairRanks: UnsafeMutablePointer<UInt32>
     /// The rank of each single byte (byte-level BPE needs all 256).
     let byteRanks: UnsafeMutablePointer<UInt32>
 
@@ -87,7 +96,9 @@ final class RankTable: @unchecked Sendable {
         var capacity = 1024
         while capacity < tokenCount * 2 { capacity *= 2 }
         slots = .allocate(capacity: capacity)
-        slots.initialize(repeating: 0, count: capacity)
+        slots.initialize(repeating: Slot(head: 0, meta: 0), count: capacity)
+        pairRanks = .allocate(capacity: 0x10000)
+        pairRanks.initialize(repeating: RankTable.absent, count: 0x10000)
         slotMask = capacity - 1
         byteRanks = .allocate(capacity: 256)
         byteRanks.initialize(repeating: RankTable.absent, count: 256)
@@ -108,43 +119,59 @@ final class RankTable: @unchecked Sendable {
         tokenBytes.deallocate()
         tokenStarts.deallocate()
         slots.deallocate()
+        pairRanks.deallocate()
         byteRanks.deallocate()
     }
 
     private func insert(rank: UInt32, bytes: UnsafePointer<UInt8>, count: Int) {
-        let hash = RankTable.hash(bytes, count)
-        let tag = hash & 0xFFFF_FFFF_0000_0000
-        var index = Int(truncatingIfNeeded: hash) & slotMask
-        while slots[index] != 0 {
+        if count == 2 { pairRanks[Int(RankTable.head(bytes, 2))] = rank }
+        let head = RankTable.head(bytes, count)
+        let meta = UInt64(count) << 32 | UInt64(rank + 1)
+        var index = Int(truncatingIfNeeded: RankTable.hash(bytes, count, head: head)) & slotMask
+        while slots[index].meta != 0 {
             // Two ranks with the same bytes (tiktoken's files have none): the higher one wins.
-            if slots[index] & 0xFFFF_FFFF_0000_0000 == tag && matches(rank: UInt32(truncatingIfNeeded: slots[index]) - 1, bytes, count) {
-                break
-            }
+            if matches(slots[index], bytes, count, head: head) { break }
             index = (index + 1) & slotMask
         }
-        slots[index] = tag | UInt64(rank + 1)
+        slots[index] = Slot(head: head, meta: meta)
     }
 
-    /// The rank of `count` bytes at `bytes`, or `RankTable.absent`.
+    /// The rank of `count` (at least 1) bytes at `bytes`, or `RankTable.absent`.
     @inline(__always) func rank(of bytes: UnsafePointer<UInt8>, count: Int) -> UInt32 {
-        let hash = RankTable.hash(bytes, count)
-        let tag = hash & 0xFFFF_FFFF_0000_0000
-        var index = Int(truncatingIfNeeded: hash) & slotMask
+        if count <= 2 {
+            return count == 2 ? pairRank(bytes) : byteRanks[Int(bytes[0])]
+        }
+        let head = RankTable.head(bytes, count)
+        var index = Int(truncatingIfNeeded: RankTable.hash(bytes, count, head: head)) & slotMask
         while true {
             let slot = slots[index]
-            if slot == 0 { return RankTable.absent }
-            if slot & 0xFFFF_FFFF_0000_0000 == tag {
-                let rank = UInt32(truncatingIfNeeded: slot) &- 1
-                if matches(rank: rank, bytes, count) { return rank }
-            }
+            if slot.meta == 0 { return RankTable.absent }
+            if matches(slot, bytes, count, head: head) { return UInt32(truncatingIfNeeded: slot.meta) &- 1 }
             index = (index &+ 1) & slotMask
         }
     }
 
-    @inline(__always) private func matches(rank: UInt32, _ bytes: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-        let start = Int(tokenStarts[Int(rank)])
-        guard Int(tokenStarts[Int(rank) + 1]) - start == count else { return false }
-        return memcmp(tokenBytes + start, bytes, count) == 0
+    /// The rank of the two bytes at `bytes`, or `RankTable.absent`: a direct look-up, since
+    /// every merge starts from pairs of bytes.
+    @inline(__always) func pairRank(_ bytes: UnsafePointer<UInt8>) -> UInt32 {
+        pairRanks[Int(UnsafeRawPointer(bytes).loadUnaligned(as: UInt16.self))]
+    }
+
+    /// Whether a slot holds these bytes: for keys of up to eight bytes the slot itself
+    /// decides; a longer key's remaining bytes are compared with the stored token.
+    @inline(__always) private func matches(_ slot: Slot, _ bytes: UnsafePointer<UInt8>, _ count: Int, head: UInt64) -> Bool {
+        guard slot.head == head, slot.meta >> 32 == UInt64(count) else { return false }
+        if count <= 8 { return true }
+        let stored = UnsafeRawPointer(tokenBytes + Int(tokenStarts[Int(UInt32(truncatingIfNeeded: slot.meta) &- 1)]))
+        let sought = UnsafeRawPointer(bytes)
+        var offset = 8
+        while offset + 8 < count {
+            if stored.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != sought.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                return false
+            }
+            offset += 8
+        }
+        return stored.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self) == sought.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 
     /// The bytes of a rank, or nil when the file lists no token with it.
@@ -155,25 +182,37 @@ final class RankTable: @unchecked Sendable {
         return end > start ? UnsafeBufferPointer(start: tokenBytes + start, count: end - start) : nil
     }
 
-    /// A 64-bit hash of a short byte string: eight bytes at a time, multiply-xorshift mixed.
-    @inline(__always) static func hash(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
-        var hash = UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15
-        var offset = 0
-        while offset &+ 8 <= count {
-            let word = UnsafeRawPointer(bytes + offset).loadUnaligned(as: UInt64.self)
-            hash = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
-            hash ^= hash >> 29
-            offset &+= 8
+    /// The first eight bytes of a key (`count` at least 1), little-endian, zero-padded; read
+    /// with two overlapping loads, never past the key's end.
+    @inline(__always) static func head(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
+        let raw = UnsafeRawPointer(bytes)
+        if count >= 8 { return raw.loadUnaligned(as: UInt64.self) }
+        if count >= 4 {
+            let low = UInt64(raw.loadUnaligned(as: UInt32.self))
+            let high = UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
+            return low | high << UInt64((count - 4) * 8)
         }
-        if offset < count {
-            var word: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < count {
-                word |= UInt64(bytes[offset]) << shift
-                shift &+= 8
-                offset &+= 1
+        if count >= 2 {
+            let low = UInt64(raw.loadUnaligned(as: UInt16.self))
+            let high = UInt64(raw.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self))
+            return low | high << UInt64((count - 2) * 8)
+        }
+        return UInt64(bytes[0])
+    }
+
+    /// A 64-bit hash of a key whose `head` is given: multiply-xorshift over eight-byte words.
+    @inline(__always) static func hash(_ bytes: UnsafePointer<UInt8>, _ count: Int, head: UInt64) -> UInt64 {
+        var hash = (head ^ UInt64(truncatingIfNeeded: count) &* 0x9E37_79B9_7F4A_7C15) &* 0xFF51_AFD7_ED55_8CCD
+        if count > 8 {
+            let raw = UnsafeRawPointer(bytes)
+            var offset = 8
+            while offset + 8 < count {
+                hash ^= hash >> 29
+                hash = (hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+                offset += 8
             }
-            hash = (hash ^ word) &* 0xFF51_AFD7_ED55_8CCD
+            hash ^= hash >> 29
+            hash = (hash ^ raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
         }
         hash ^= hash >> 32
         hash &*= 0xC4CE_B9FE_1A85_EC53
