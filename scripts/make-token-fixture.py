@@ -19,6 +19,7 @@ The texts, each chosen to break a hand-written split pattern or merge loop:
   - seeded random strings from a pool of tricky scalars (case classes, marks, modifier
     letters, digits of many scripts, white space, apostrophes);
   - long pieces (thousands of letters, punctuation, white space, digits) for the long merge;
+  - seeded narrative passages with tricky scalars dropped in, some upper-cased;
   - seeded samples of lines and paragraphs of the WPA narratives (CRLF line ends, a BOM)
     and of BEIR SciFact abstracts from the shared data folder.
 Output: {"tiktoken": version, "patterns": {name: pat_str}, "cases": [{"text", name: ids}]}.
@@ -127,6 +128,7 @@ HAND = [
     "café naïve résumé coöperate façade jalapeño São Paulo Zürich Ærøskøbing Łódź",
     "Cafe\u0301 nai\u0308ve re\u0301sume\u0301", "e\u0301\u0301\u0301", "\u0301leading mark", " \u0301", "\u0301\u0302\u0303",
     "Straße STRASSE ß ẞ", "İstanbul ıiIİ", "ﬁle ﬂow ﬀ", "ſ long s and 'ſ and 'ſt", "K Kelvin 'K Å Ångström",
+    "But I'ſ sure I'ſ'll tell", " yo'ſ'Su will", "WE'ſ HERE'ſ", "x'ſt",
     "ʕAbc ʕab Aʕ ʕ", "ʰello ˢmall ʰA", "Aʰb AʰB aʰ", "ǅA ǅa Aǅ aǅ",
     "²³ ½¾ Ⅻ ⅻ ① ⑳ 𝟙𝟚𝟛 ٣ ४ ５",
     "digits \U00010d40\U00010d41 and 12\U00010d4012345",
@@ -207,6 +209,24 @@ def long_texts(rng):
     ]
 
 
+def mutated_texts(rng, count):
+    """Passages of a narrative with scalars from the tricky pool dropped in, some upper-cased:
+    real words next to contractions, marks, case changes and odd digits."""
+    with open(os.path.join(DATA, "wpa-narratives", "georgia-part1.txt"), encoding="utf-8") as f:
+        text = f.read()
+    insertions = ["'", "'S", "'ll", "'ſ", "ſ", " ", "  ", "\n", "\r\n", "\t", "\u00a0", "\u3000", "ʕ", "ǅ", "\u0301",
+                  "ʰ", "中", "É", "٣", "123456", "😀", "!", "/", "\U00011de0", "\U00010d40", "\u1c89"]
+    texts = []
+    for _ in range(count):
+        start = rng.randrange(len(text) - 400)
+        scalars = list(text[start:start + rng.randrange(1, 400)])
+        for _ in range(rng.randrange(1, 8)):
+            scalars.insert(rng.randrange(len(scalars) + 1), rng.choice(insertions))
+        mutated = "".join(scalars)
+        texts.append(mutated.upper() if rng.random() < 0.3 else mutated)
+    return texts
+
+
 def data_texts(rng):
     texts = []
     lines, paragraphs = [], []
@@ -229,7 +249,7 @@ def data_texts(rng):
 
 def main():
     rng = random.Random(SEED)
-    texts = HAND + combinations() + random_texts(rng, 300) + long_texts(rng) + data_texts(rng)
+    texts = HAND + combinations() + random_texts(rng, 300) + long_texts(rng) + mutated_texts(rng, 150) + data_texts(rng)
     seen, unique = set(), []
     for text in texts:
         if text not in seen:
@@ -247,7 +267,10 @@ def main():
         "patterns": {name: encoding._pat_str for name, encoding in encodings.items()},
         "cases": cases,
     }
-    text = json.dumps(fixture, ensure_ascii=False, separators=(",", ":"))
+    # One case a line, so that a regenerated fixture diffs readably.
+    compact = {"ensure_ascii": False, "separators": (",", ":")}
+    head = json.dumps({key: value for key, value in fixture.items() if key != "cases"}, **compact)[:-1]
+    text = head + ',"cases":[\n' + ",\n".join(json.dumps(case, **compact) for case in cases) + "\n]}"
     if len(text.encode("utf-8")) > MAX_BYTES:
         sys.exit(f"make-token-fixture: {len(text.encode())} bytes is over {MAX_BYTES}; sample fewer texts")
     with open(OUT, "w", encoding="utf-8") as f:

@@ -21,7 +21,8 @@ protocol PieceSplitter {
 /// The English contractions both patterns split off: `'(?i:[sdmt]|ll|ve|re)` in cl100k and
 /// `(?i:'s|'t|'re|'ve|'m|'ll|'d)` in o200k, the same set. Case-insensitive matching in
 /// tiktoken's regex crate uses Unicode simple case folding, under which `s` also matches
-/// ſ (U+017F, LATIN SMALL LETTER LONG S); no other letter here has such a partner.
+/// ſ (U+017F, LATIN SMALL LETTER LONG S): o200k encodes " I'ſ" as " I'" and "ſ". The other
+/// letters here have no such partner.
 enum Contraction {
     /// The end of the contraction starting at `start` (an apostrophe), or nil.
     @inline(__always) static func end(at start: Int, in text: ScalarReader) -> Int? {
@@ -38,7 +39,7 @@ enum Contraction {
         case (UInt8(ascii: "l"), UInt8(ascii: "l")), (UInt8(ascii: "v"), UInt8(ascii: "e")), (UInt8(ascii: "r"), UInt8(ascii: "e")):
             return start + 3
         default:
-            return nil
+            return first == 0xC5 && text[start + 2] == 0xBF ? start + 3 : nil  // ſ
         }
     }
 }
