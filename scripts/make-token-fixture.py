@@ -23,8 +23,12 @@ The texts, each chosen to break a hand-written split pattern or merge loop:
   - seeded samples of lines and paragraphs of the WPA narratives (CRLF line ends, a BOM)
     and of BEIR SciFact abstracts from the shared data folder.
 Output: {"tiktoken": version, "patterns": {name: pat_str}, "cases": [{"text", name: ids}]}.
+
+With --fuzz COUNT it writes COUNT fresh random and mutated texts (seed --seed) to --out
+instead, for scripts/fuzz-tokens.sh: a far larger check than the committed fixture.
 """
 
+import argparse
 import glob
 import json
 import os
@@ -187,6 +191,25 @@ def random_texts(rng, count):
     return texts
 
 
+def codepoint_texts(rng, count):
+    """Strings of code points drawn from the whole range (surrogates aside), weighted to the
+    planes in use, with ASCII white space and contraction letters mixed in (fuzzing only)."""
+    def scalar():
+        while True:
+            roll = rng.random()
+            if roll < 0.5:
+                value = rng.randrange(0x20, 0x3000)
+            elif roll < 0.8:
+                value = rng.randrange(0, 0x30000)
+            elif roll < 0.9:
+                value = rng.randrange(0xE0000, 0xE0200)
+            else:
+                value = ord(rng.choice(" '\n\r\tsSlLe1"))
+            if not 0xD800 <= value < 0xE000:
+                return chr(value)
+    return ["".join(scalar() for _ in range(rng.randrange(1, 30))) for _ in range(count)]
+
+
 def long_texts(rng):
     letters = "abcdefghijklmnopqrstuvwxyz"
     return [
@@ -247,35 +270,45 @@ def data_texts(rng):
     return texts
 
 
-def main():
-    rng = random.Random(SEED)
-    texts = HAND + combinations() + random_texts(rng, 300) + long_texts(rng) + mutated_texts(rng, 150) + data_texts(rng)
-    seen, unique = set(), []
+def fixture_json(texts, encodings):
+    """The fixture's JSON text, one case a line so that a regenerated fixture diffs readably."""
+    seen, cases = set(), []
     for text in texts:
-        if text not in seen:
-            seen.add(text)
-            unique.append(text)
-    encodings = {name: load_encoding(name) for name in ENCODINGS}
-    cases = []
-    for text in unique:
+        if text in seen:
+            continue
+        seen.add(text)
         case = {"text": text}
         for name, encoding in encodings.items():
             case[name] = encoding.encode_ordinary(text)
         cases.append(case)
-    fixture = {
+    compact = {"ensure_ascii": False, "separators": (",", ":")}
+    head = json.dumps({
         "tiktoken": tiktoken.__version__ if hasattr(tiktoken, "__version__") else "unknown",
         "patterns": {name: encoding._pat_str for name, encoding in encodings.items()},
-        "cases": cases,
-    }
-    # One case a line, so that a regenerated fixture diffs readably.
-    compact = {"ensure_ascii": False, "separators": (",", ":")}
-    head = json.dumps({key: value for key, value in fixture.items() if key != "cases"}, **compact)[:-1]
-    text = head + ',"cases":[\n' + ",\n".join(json.dumps(case, **compact) for case in cases) + "\n]}"
-    if len(text.encode("utf-8")) > MAX_BYTES:
-        sys.exit(f"make-token-fixture: {len(text.encode())} bytes is over {MAX_BYTES}; sample fewer texts")
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text + "\n")
-    print(f"make-token-fixture: {len(cases)} texts, {len(text.encode('utf-8')):,} bytes -> {OUT}", file=sys.stderr)
+    }, **compact)[:-1]
+    return len(cases), head + ',"cases":[\n' + ",\n".join(json.dumps(case, **compact) for case in cases) + "\n]}\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--fuzz", type=int, help="write this many random texts to --out instead of the fixture")
+    parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--out", default=OUT)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    encodings = {name: load_encoding(name) for name in ENCODINGS}
+    if args.fuzz:
+        quarter = args.fuzz // 4
+        texts = random_texts(rng, args.fuzz - 2 * quarter) + codepoint_texts(rng, quarter) + mutated_texts(rng, quarter)
+        count, text = fixture_json(texts, encodings)
+    else:
+        texts = HAND + combinations() + random_texts(rng, 300) + long_texts(rng) + mutated_texts(rng, 150) + data_texts(rng)
+        count, text = fixture_json(texts, encodings)
+        if len(text.encode("utf-8")) > MAX_BYTES:
+            sys.exit(f"make-token-fixture: {len(text.encode())} bytes is over {MAX_BYTES}; sample fewer texts")
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"make-token-fixture: {count} texts, {len(text.encode('utf-8')):,} bytes -> {args.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

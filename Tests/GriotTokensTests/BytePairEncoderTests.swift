@@ -137,6 +137,22 @@ import Testing
         }
     }
 
+    /// The encoder is shared across a process, so it must give the same ids from many threads.
+    @Test func encodingFromManyTasksAtOnceGivesTheSameIDs() async throws {
+        let encoder = try encoder(.o200kBase)
+        let cases = try fixture().cases
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for part in 0..<4 {
+                group.addTask {
+                    cases.enumerated().filter { $0.offset % 4 == part }
+                        .filter { encoder.encode($0.element.text) != $0.element.ids["o200k_base"] }.count
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+    }
+
     // MARK: The documented examples
 
     @Test func theExamplesInTheDocumentationHold() throws {
