@@ -13,8 +13,8 @@ struct TokenBenchmark: AsyncParsableCommand {
     @Option(help: "The shared data folder (wpa-narratives/, beir-scifact/).")
     var data = "../shared/data"
 
-    @Option(help: "Timed passes over each corpus; the fastest counts.")
-    var passes = 3
+    @Option(help: "Timed passes over each corpus; the fastest counts (the narratives take only milliseconds).")
+    var passes = 5
 
     @Option(help: "A Python with tiktoken (scripts/token-venv.sh); the peer is skipped without it.")
     var peerPython: String?

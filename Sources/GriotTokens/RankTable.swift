@@ -36,7 +36,7 @@ final class RankTable: @unchecked Sendable {
     private let slots: UnsafeMutablePointer<Slot>
     private let slotMask: Int
     /// The rank of every two-byte token by its bytes read as a little-endian UInt16.
-    private let pairRanks: UnsafeMutablePointer<UInt32>
+    private let twoByteRanks: UnsafeMutablePointer<UInt32>
     /// The rank of each single byte (byte-level BPE needs all 256).
     let byteRanks: UnsafeMutablePointer<UInt32>
 
@@ -97,8 +97,8 @@ final class RankTable: @unchecked Sendable {
         while capacity < tokenCount * 2 { capacity *= 2 }
         slots = .allocate(capacity: capacity)
         slots.initialize(repeating: Slot(head: 0, meta: 0), count: capacity)
-        pairRanks = .allocate(capacity: 0x10000)
-        pairRanks.initialize(repeating: RankTable.absent, count: 0x10000)
+        twoByteRanks = .allocate(capacity: 0x10000)
+        twoByteRanks.initialize(repeating: RankTable.absent, count: 0x10000)
         slotMask = capacity - 1
         byteRanks = .allocate(capacity: 256)
         byteRanks.initialize(repeating: RankTable.absent, count: 256)
@@ -119,12 +119,12 @@ final class RankTable: @unchecked Sendable {
         tokenBytes.deallocate()
         tokenStarts.deallocate()
         slots.deallocate()
-        pairRanks.deallocate()
+        twoByteRanks.deallocate()
         byteRanks.deallocate()
     }
 
     private func insert(rank: UInt32, bytes: UnsafePointer<UInt8>, count: Int) {
-        if count == 2 { pairRanks[Int(RankTable.head(bytes, 2))] = rank }
+        if count == 2 { twoByteRanks[Int(RankTable.head(bytes, 2))] = rank }
         let head = RankTable.head(bytes, count)
         let meta = UInt64(count) << 32 | UInt64(rank + 1)
         var index = Int(truncatingIfNeeded: RankTable.hash(bytes, count, head: head)) & slotMask
@@ -154,7 +154,7 @@ final class RankTable: @unchecked Sendable {
     /// The rank of the two bytes at `bytes`, or `RankTable.absent`: a direct look-up, since
     /// every merge starts from pairs of bytes.
     @inline(__always) func pairRank(_ bytes: UnsafePointer<UInt8>) -> UInt32 {
-        pairRanks[Int(UnsafeRawPointer(bytes).loadUnaligned(as: UInt16.self))]
+        twoByteRanks[Int(UnsafeRawPointer(bytes).loadUnaligned(as: UInt16.self))]
     }
 
     /// Whether a slot holds these bytes: for keys of up to eight bytes the slot itself

@@ -1,8 +1,8 @@
 /// Reads the classes of the scalars of valid UTF-8 text at byte offsets, which is all the
 /// split patterns need: they never look at a scalar's value beyond ASCII.
 ///
-///     let reader = ScalarReader(bytes, table: .shared)
-///     let (cls, length) = reader.class(at: 0)   // (.letter…, 1) for "a"
+///     let reader = ScalarReader(utf8.baseAddress!, count: utf8.count, table: .shared)
+///     let (cls, length) = reader.class(at: 0)   // ([.letter, .lowerish], 1) for "a"
 ///
 /// Offsets must fall on scalar boundaries; Swift strings are always valid UTF-8, so no
 /// check is made.
