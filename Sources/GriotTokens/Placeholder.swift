@@ -1,2 +1,0 @@
-// Replaced by the byte-pair encoder.
-enum GriotTokensPlaceholder {}
