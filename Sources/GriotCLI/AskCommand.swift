@@ -58,7 +58,7 @@ struct AskCommand: AsyncParsableCommand {
     func run() async throws {
         let archive = try options.openArchive()
         let configuration = try options.configuration()
-        let engine = try ChatEngine.open(archive: archive, configuration: configuration)
+        let engine = try await ChatEngine.open(archive: archive, configuration: configuration)
         let familyIDs = Set((families ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         let request = TurnRequest(assistant: assistant, message: question, viewer: Viewer(userID: viewer, familyGroupIDs: familyIDs),
                                   threadID: thread, courseID: course, role: role, userName: name, promptLabel: promptVersion)

@@ -8,25 +8,31 @@ extension ChatEngine {
     /// The engine as configured: prompts from the configured folder (checked at once), the
     /// provider chosen by `GriotConfiguration.provider`, exact BPE token counts.
     public static func open(archive: StoryArchive, configuration: GriotConfiguration,
-                            environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ChatEngine {
+                            environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ChatEngine {
         guard let promptsPath = configuration.promptsPath else {
             throw ConfigurationError("the prompts folder (prompts/ of the checkout) was not found; run griot from the checkout or set GRIOT_PROMPTS")
         }
         let prompts = try PromptRegistry.load(folder: URL(fileURLWithPath: promptsPath))
-        let provider = try makeProvider(configuration.provider, environment: environment)
+        let breakers = CircuitBreakerRegistry()
+        let provider = try await makeProvider(configuration.provider, environment: environment, breakers: breakers)
         return ChatEngine(archive: archive, chats: try ChatStore(writer: archive.store.writer), prompts: prompts,
-                          provider: provider, counters: .bytePair)
+                          provider: provider, counters: .bytePair, breakers: breakers)
     }
 
     /// `auto` picks the OpenAI-compatible provider when a key or a base URL is configured.
-    static func makeProvider(_ choice: GriotConfiguration.ProviderChoice, environment: [String: String]) throws -> any ChatProvider {
+    static func makeProvider(_ choice: GriotConfiguration.ProviderChoice, environment: [String: String],
+                             breakers: CircuitBreakerRegistry) async throws -> any ChatProvider {
         let wantsRemote: Bool
         switch choice {
         case .extractive: wantsRemote = false
         case .openai: wantsRemote = true
-        case .auto: wantsRemote = !(environment["OPENAI_API_KEY"] ?? "").isEmpty || !(environment["OPENAI_BASE_URL"] ?? "").isEmpty
+        case .auto:
+            wantsRemote = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY"]
+                .contains { !(environment[$0] ?? "").isEmpty }
         }
         guard wantsRemote else { return ExtractiveResponder() }
-        return try remoteProvider(environment: environment)
+        // Retries before the first token and a circuit breaker per provider, around every remote call.
+        let upstream = OpenAICompatibleProvider(configuration: try OpenAICompatibleConfiguration(environment: environment))
+        return await ResilientProvider(wrapping: upstream, registry: breakers)
     }
 }

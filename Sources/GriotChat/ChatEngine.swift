@@ -59,6 +59,8 @@ public final class ChatEngine: Sendable {
     public let prompts: PromptRegistry
     public let provider: any ChatProvider
     public let counters: TokenCounters
+    /// The circuit breakers of the remote providers, for health checks and metrics.
+    public let breakers: CircuitBreakerRegistry
     let detector = LanguageDetector()
     let now: @Sendable () -> Date
 
@@ -68,7 +70,8 @@ public final class ChatEngine: Sendable {
     public static let maximumMessageCharacters = 40_000
 
     public init(archive: StoryArchive, chats: ChatStore, prompts: PromptRegistry, provider: any ChatProvider, counters: TokenCounters,
-                now: @escaping @Sendable () -> Date = Date.init) {
+                breakers: CircuitBreakerRegistry = CircuitBreakerRegistry(), now: @escaping @Sendable () -> Date = Date.init) {
+        self.breakers = breakers
         self.archive = archive
         self.chats = chats
         self.prompts = prompts

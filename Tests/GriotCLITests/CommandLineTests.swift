@@ -33,13 +33,16 @@ final class GriotSandbox {
     }
 
     /// Runs griot with `arguments`; `--db` points at this sandbox unless `useDefaultDatabase`.
-    func run(_ arguments: [String], useDefaultDatabase: Bool = false) throws -> GriotRun {
+    func run(_ arguments: [String], useDefaultDatabase: Bool = false, environment extra: [String: String] = [:]) throws -> GriotRun {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = useDefaultDatabase ? arguments : arguments + ["--db", database]
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
         environment["GRIOT_DB"] = nil
+        // The offline responder unless a test names a provider.
+        for name in ["OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "GRIOT_PROVIDER"] { environment[name] = nil }
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         process.currentDirectoryURL = Self.packageRoot
         let output = Pipe()
