@@ -1,0 +1,5 @@
+import GriotProviders
+import Testing
+
+@Suite struct ServerSentEventParserTests {
+}
