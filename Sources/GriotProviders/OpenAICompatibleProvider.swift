@@ -25,6 +25,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
     static let errorBodyLimit = 64 * 1024
     /// How much trailing data after `[DONE]` is read so the connection can be reused.
     static let trailingDataLimit = 16 * 1024
+    static let trailingDataSeconds = 1.0
 
     /// - Parameter httpClient: the client to send through; the process-wide shared one by
     ///   default, so connections to the service are pooled across requests.
@@ -121,8 +122,10 @@ public struct OpenAICompatibleProvider: ChatProvider {
             return
         }
         // `[DONE]`: the consumer has its reply now. What follows is normally just the end of the
-        // chunked body; reading it lets the connection go back to the pool.
+        // chunked body; reading it lets the connection go back to the pool. A server that keeps
+        // the reply open after `[DONE]` gets a second, not the whole read timeout.
         continuation.finish()
+        await deadline.shorten(to: trailingDataSeconds)
         var trailing = 0
         while let chunk = try? await iterator.next() {
             trailing += chunk.readableBytes
