@@ -46,6 +46,15 @@ public actor CircuitBreaker {
         public var retryAt: Double?
         /// Half-open with its one probe call under way.
         public var probeInFlight: Bool
+
+        public init(name: String, state: State, consecutiveFailures: Int, openedAt: Double?, retryAt: Double?, probeInFlight: Bool) {
+            self.name = name
+            self.state = state
+            self.consecutiveFailures = consecutiveFailures
+            self.openedAt = openedAt
+            self.retryAt = retryAt
+            self.probeInFlight = probeInFlight
+        }
     }
 
     /// What a call did, as the breaker counts it.
