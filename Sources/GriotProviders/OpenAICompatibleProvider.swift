@@ -80,7 +80,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
         do {
             response = try await httpClient.execute(httpRequest, timeout: Self.timeAmount(configuration.connectTimeout))
         } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw ProviderError.connection("no reply within \(configuration.connectTimeout) s")
+            throw ProviderError.connection("no reply within \(ReadDeadline.format(configuration.connectTimeout)) s")
         }
         try await ReadDeadline.run(seconds: configuration.readTimeout) { deadline in
             guard (200..<300).contains(response.status.code) else {
@@ -90,8 +90,8 @@ public struct OpenAICompatibleProvider: ChatProvider {
             if let type = response.headers.first(name: "content-type"), type.lowercased().contains("json") {
                 // A server that ignores `stream: true` answers with one JSON object (or an error in one).
                 let body = try await Self.readPrefix(of: response.body, limit: Self.errorBodyLimit, deadline: deadline)
-                if let message = ProviderError.message(fromErrorBody: body), body.contains(UInt8(ascii: "{")),
-                   (try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["error"] != nil {
+                let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+                if object?["error"] != nil, let message = ProviderError.message(fromErrorBody: body) {
                     throw ProviderError.upstream(message: message, type: nil)
                 }
                 throw ProviderError.malformedStream("the service answered with JSON, not an event stream; does it support stream: true?")

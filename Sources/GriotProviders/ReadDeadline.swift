@@ -53,7 +53,8 @@ actor ReadDeadline {
         }
     }
 
-    private static func format(_ seconds: Double) -> String {
+    /// "60" for whole seconds, "0.3" otherwise.
+    static func format(_ seconds: Double) -> String {
         seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
     }
 }

@@ -186,6 +186,33 @@ import Testing
         }
     }
 
+    @Test func aServerThatIgnoresStreamingIsToldApartFromAnError() async throws {
+        let replies: [StubReply] = [
+            StubReply(headers: [("content-type", "application/json")],
+                      steps: [.send(SSE.json(["choices": [["message": ["role": "assistant", "content": "Whole reply"]]]]))]),
+            StubReply(headers: [("content-type", "application/json; charset=utf-8")],
+                      steps: [.send(SSE.json(["error": ["message": "Streaming is not enabled for this model"]]))]),
+        ]
+        try await StubChatServer.with({ replies[$0] }) { server in
+            let provider = OpenAICompatibleProvider(configuration: .stub(server))
+            let whole = await ReceivedReply.of(provider.stream(.question()))
+            #expect(whole.providerError == .malformedStream("the service answered with JSON, not an event stream; does it support stream: true?"))
+            let refused = await ReceivedReply.of(provider.stream(.question()))
+            #expect(refused.providerError == .upstream(message: "Streaming is not enabled for this model", type: nil))
+        }
+    }
+
+    @Test func headersThatDoNotArriveInTimeAreAConnectionError() async throws {
+        try await StubChatServer.with({ _ in StubReply(steps: [.send(SSE.done)], headDelay: 30) }) { server in
+            var configuration = OpenAICompatibleConfiguration.stub(server)
+            configuration.connectTimeout = 0.3
+            let started = ContinuousClock.now
+            let reply = await ReceivedReply.of(OpenAICompatibleProvider(configuration: configuration).stream(.question()))
+            #expect(reply.providerError == .connection("no reply within 0.3 s"))
+            #expect((ContinuousClock.now - started).seconds < 5)
+        }
+    }
+
     @Test func theAzureStyleCallsTheDeploymentWithItsAPIKeyHeader() async throws {
         try await StubChatServer.with({ _ in .stream(["Hi"]) }) { server in
             let configuration = OpenAICompatibleConfiguration(

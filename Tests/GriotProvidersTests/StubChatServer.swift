@@ -163,8 +163,16 @@ private final class StubHandler: ChannelInboundHandler {
             var headers = HTTPHeaders(script.headers)
             if !headers.contains(name: "content-length") { headers.add(name: "transfer-encoding", value: "chunked") }
             let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: script.status), headers: headers)
-            context.writeAndFlush(wrapOutboundOut(.head(responseHead)), promise: nil)
-            play(script.steps[...], for: index, context: context)
+            let start = {
+                guard self.answering == index else { return }
+                context.writeAndFlush(self.wrapOutboundOut(.head(responseHead)), promise: nil)
+                self.play(script.steps[...], for: index, context: context)
+            }
+            if script.headDelay > 0 {
+                context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(script.headDelay * 1_000_000_000)), start)
+            } else {
+                start()
+            }
         }
     }
 

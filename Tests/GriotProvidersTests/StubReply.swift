@@ -14,11 +14,14 @@ struct StubReply: Sendable {
     var status: Int
     var headers: [(String, String)]
     var steps: [Step]
+    /// Seconds before the status line and headers are sent, as a slow or stuck upstream would.
+    var headDelay: Double
 
-    init(status: Int = 200, headers: [(String, String)] = [("content-type", "text/event-stream")], steps: [Step]) {
+    init(status: Int = 200, headers: [(String, String)] = [("content-type", "text/event-stream")], steps: [Step], headDelay: Double = 0) {
         self.status = status
         self.headers = headers
         self.steps = steps
+        self.headDelay = headDelay
     }
 
     /// A stream of text pieces (one chunk each, `pause` apart), a finish reason, usage and `[DONE]`.
