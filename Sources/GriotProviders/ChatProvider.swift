@@ -149,32 +149,74 @@ public enum ProviderError: Error, Sendable, Hashable, CustomStringConvertible {
     case connection(String)
     /// The upstream sent something that is not a chat-completions stream.
     case malformedStream(String)
+    /// The upstream accepted the request (2xx) and then reported an error inside the stream,
+    /// as OpenAI does with `data: {"error": {...}}`. `type` is the upstream's error type
+    /// ("server_error", "invalid_request_error"), when it gave one.
+    case upstream(message: String, type: String?)
     /// The circuit breaker is open: the provider failed repeatedly and is not being called.
     case circuitOpen(provider: String, retryAfterSeconds: Double)
     /// The provider is not set up (no base URL, no model).
     case notConfigured(String)
 
-    /// A 5xx or a connection failure, which a retry before the first token may cure.
+    /// A 5xx, a 429 or a connection failure, which a retry before the first token may cure.
     public var isRetryable: Bool {
         switch self {
         case .status(let code, _, _): return code >= 500 || code == 429
         case .connection: return true
+        case .upstream(_, let type): return type == "server_error"
         case .malformedStream, .circuitOpen, .notConfigured: return false
+        }
+    }
+
+    /// A failure that says the upstream itself is unwell (5xx, unreachable, a server error in
+    /// the stream): what the circuit breaker counts. A 429 or another 4xx says the service is up
+    /// and answering, so it does not count.
+    public var isServerFailure: Bool {
+        switch self {
+        case .status(let code, _, _): return code >= 500
+        case .connection: return true
+        case .upstream(_, let type): return type == "server_error"
+        case .malformedStream, .circuitOpen, .notConfigured: return false
+        }
+    }
+
+    /// How long the upstream asked us to wait (`Retry-After`), or how long the breaker stays open.
+    public var retryAfterSeconds: Double? {
+        switch self {
+        case .status(_, _, let seconds): return seconds
+        case .circuitOpen(_, let seconds): return seconds
+        case .connection, .malformedStream, .upstream, .notConfigured: return nil
         }
     }
 
     public var description: String {
         switch self {
         case .status(let code, let message, _):
-            return "The AI service answered with HTTP \(code): \(message)"
+            return "The AI service answered with HTTP \(code): \(message)\(Self.hint(forStatus: code))"
         case .connection(let detail):
             return "Could not reach the AI service (\(detail)). Check the base URL and that the service is running."
         case .malformedStream(let detail):
             return "The AI service sent a reply that is not a chat-completions stream (\(detail))."
+        case .upstream(let message, _):
+            return "The AI service stopped with an error: \(message)"
         case .circuitOpen(let provider, let seconds):
+            // While a trial request is in flight the breaker has no wait to quote.
+            if seconds <= 0 {
+                return "AI temporarily unavailable: \(provider) failed repeatedly; a trial request is checking whether it has recovered."
+            }
             return "AI temporarily unavailable: \(provider) failed repeatedly; trying again in \(Int(seconds.rounded(.up))) s."
         case .notConfigured(let detail):
             return "The AI provider is not configured: \(detail)"
+        }
+    }
+
+    /// What to do next for the statuses whose cause is on our side.
+    private static func hint(forStatus code: Int) -> String {
+        switch code {
+        case 401, 403: return " Check the API key (OPENAI_API_KEY or AZURE_OPENAI_API_KEY)."
+        case 404: return " Check the base URL, and the model or deployment name."
+        case 429: return " The service is limiting requests; try again shortly."
+        default: return ""
         }
     }
 }

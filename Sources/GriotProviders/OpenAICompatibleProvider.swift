@@ -1,0 +1,182 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A model behind an OpenAI-compatible chat-completions endpoint, streamed over server-sent events.
+///
+/// ```swift
+/// let configuration = try OpenAICompatibleConfiguration(environment: ProcessInfo.processInfo.environment)
+/// let provider = OpenAICompatibleProvider(configuration: configuration)
+/// for try await event in provider.stream(request) { … }
+/// ```
+/// Each call runs its request in a task of its own, cancelled as soon as the consumer stops
+/// iterating (or its task is cancelled): leaving a `for try await` over an AsyncHTTPClient body
+/// does not by itself stop the request, and the upstream would go on generating (and billing)
+/// a reply nobody reads.
+public struct OpenAICompatibleProvider: ChatProvider {
+    public let configuration: OpenAICompatibleConfiguration
+    private let httpClient: HTTPClient
+
+    public var name: String { configuration.name }
+    public var defaultModel: String { configuration.model }
+
+    /// How much of an error reply is read for its message; the rest is not waited for.
+    static let errorBodyLimit = 64 * 1024
+    /// How much trailing data after `[DONE]` is read so the connection can be reused.
+    static let trailingDataLimit = 16 * 1024
+    static let trailingDataSeconds = 1.0
+
+    /// - Parameter httpClient: the client to send through; the process-wide shared one by
+    ///   default, so connections to the service are pooled across requests.
+    public init(configuration: OpenAICompatibleConfiguration, httpClient: HTTPClient = .shared) {
+        self.configuration = configuration
+        self.httpClient = httpClient
+    }
+
+    public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, any Error> {
+        let (events, continuation) = AsyncThrowingStream.makeStream(of: ProviderEvent.self)
+        let task = Task {
+            do {
+                try await self.send(request, to: continuation)
+            } catch {
+                continuation.finish(throwing: Self.providerError(from: error))
+            }
+        }
+        continuation.onTermination = { termination in
+            // `.finished` comes from the task itself (it may still be reading what follows
+            // `[DONE]`); `.cancelled` means the consumer went away, so the request must stop.
+            if case .cancelled = termination { task.cancel() }
+        }
+        return events
+    }
+
+    /// The HTTP request for a chat request: URL, headers and JSON body.
+    public func httpRequest(for request: ChatRequest) throws -> HTTPClientRequest {
+        let model = request.settings.model ?? configuration.model
+        var httpRequest = HTTPClientRequest(url: configuration.chatCompletionsURL(model: model))
+        httpRequest.method = .POST
+        httpRequest.headers.add(name: "content-type", value: "application/json")
+        httpRequest.headers.add(name: "accept", value: "text/event-stream")
+        if let key = configuration.apiKey, !key.isEmpty {
+            switch configuration.style {
+            case .openAI: httpRequest.headers.add(name: "authorization", value: "Bearer \(key)")
+            case .azure: httpRequest.headers.add(name: "api-key", value: key)
+            }
+        }
+        let body = ChatCompletionsBody(
+            model: model,
+            messages: request.messages,
+            streamOptions: configuration.includeUsage ? .init(includeUsage: true) : nil,
+            temperature: request.settings.temperature ?? configuration.temperature,
+            maxTokens: request.settings.maxTokens ?? configuration.maxTokens)
+        httpRequest.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
+        return httpRequest
+    }
+
+    private func send(_ request: ChatRequest, to continuation: AsyncThrowingStream<ProviderEvent, any Error>.Continuation) async throws {
+        let httpRequest = try httpRequest(for: request)
+        let response: HTTPClientResponse
+        do {
+            response = try await httpClient.execute(httpRequest, timeout: Self.timeAmount(configuration.connectTimeout))
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw ProviderError.connection("no reply within \(ReadDeadline.format(configuration.connectTimeout)) s")
+        }
+        try await ReadDeadline.run(seconds: configuration.readTimeout) { deadline in
+            guard (200..<300).contains(response.status.code) else {
+                let body = try await Self.readPrefix(of: response.body, limit: Self.errorBodyLimit, deadline: deadline)
+                throw ProviderError.forResponse(status: response.status, headers: response.headers, body: body)
+            }
+            if let type = response.headers.first(name: "content-type"), type.lowercased().contains("json") {
+                // A server that ignores `stream: true` answers with one JSON object (or an error in one).
+                let body = try await Self.readPrefix(of: response.body, limit: Self.errorBodyLimit, deadline: deadline)
+                let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
+                if object?["error"] != nil, let message = ProviderError.message(fromErrorBody: body) {
+                    throw ProviderError.upstream(message: message, type: nil)
+                }
+                throw ProviderError.malformedStream("the service answered with JSON, not an event stream; does it support stream: true?")
+            }
+            try await Self.relay(response.body, to: continuation, deadline: deadline)
+        }
+    }
+
+    /// Reads the event stream into provider events until `[DONE]` or the end of the body.
+    private static func relay(_ body: HTTPClientResponse.Body, to continuation: AsyncThrowingStream<ProviderEvent, any Error>.Continuation,
+                              deadline: ReadDeadline) async throws {
+        var parser = ServerSentEventParser()
+        var reader = ChatCompletionStreamReader()
+        var iterator = body.makeAsyncIterator()
+        while !reader.isComplete, let chunk = try await iterator.next() {
+            await deadline.touch()
+            for event in parser.feed(chunk) {
+                for output in try reader.read(event) { continuation.yield(output) }
+                if reader.isComplete { break }
+            }
+        }
+        if !reader.isComplete {
+            for event in parser.finish() {
+                for output in try reader.read(event) { continuation.yield(output) }
+            }
+            for output in try reader.endOfStream() { continuation.yield(output) }
+            continuation.finish()
+            return
+        }
+        // `[DONE]`: the consumer has its reply now. What follows is normally just the end of the
+        // chunked body; reading it lets the connection go back to the pool. A server that keeps
+        // the reply open after `[DONE]` gets a second, not the whole read timeout.
+        continuation.finish()
+        await deadline.shorten(to: trailingDataSeconds)
+        var trailing = 0
+        while let chunk = try? await iterator.next() {
+            trailing += chunk.readableBytes
+            if trailing > trailingDataLimit {
+                await abandon(&iterator)
+                return
+            }
+        }
+    }
+
+    /// Reads up to `limit` bytes of a body, then stops the request if more is coming.
+    private static func readPrefix(of body: HTTPClientResponse.Body, limit: Int, deadline: ReadDeadline) async throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var iterator = body.makeAsyncIterator()
+        while let chunk = try await iterator.next() {
+            await deadline.touch()
+            bytes.append(contentsOf: chunk.readableBytesView.prefix(limit - bytes.count))
+            if bytes.count >= limit {
+                await abandon(&iterator)
+                break
+            }
+        }
+        return bytes
+    }
+
+    /// Stops a response body that is still arriving. Cancelling the current task and asking for
+    /// the next chunk is what makes AsyncHTTPClient cancel the request (and close the connection);
+    /// merely no longer iterating leaves it running.
+    private static func abandon(_ iterator: inout HTTPClientResponse.Body.AsyncIterator) async {
+        withUnsafeCurrentTask { $0?.cancel() }
+        _ = try? await iterator.next()
+    }
+
+    /// The error a consumer sees: provider errors as they are, cancellation as cancellation,
+    /// anything from the HTTP stack as a connection failure.
+    static func providerError(from error: any Error) -> any Error {
+        if let error = error as? ProviderError { return error }
+        if error is CancellationError || Task.isCancelled { return CancellationError() }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .remoteConnectionClosed: return ProviderError.connection("the service closed the connection")
+            case .connectTimeout: return ProviderError.connection("connecting timed out")
+            case .readTimeout: return ProviderError.connection("reading timed out")
+            case .cancelled: return CancellationError()
+            default: return ProviderError.connection(String(describing: error))
+            }
+        }
+        return ProviderError.connection(String(describing: error))
+    }
+
+    private static func timeAmount(_ seconds: Double) -> TimeAmount {
+        .nanoseconds(Int64(seconds * 1_000_000_000))
+    }
+}
