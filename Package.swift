@@ -67,10 +67,15 @@ let package = Package(
         .testTarget(name: "GriotTextTests", dependencies: ["GriotText"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GriotEmbeddingTests", dependencies: ["GriotEmbedding"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GriotTokensTests", dependencies: ["GriotTokens"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "GriotProvidersTests", dependencies: [
-            "GriotProviders",
+        // A scripted OpenAI-compatible server on loopback, for the tests that need a model.
+        .target(name: "GriotTestSupport", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ], path: "Tests/GriotTestSupport"),
+        .testTarget(name: "GriotProvidersTests", dependencies: [
+            "GriotProviders", "GriotTestSupport",
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .testTarget(name: "GriotStoriesTests", dependencies: ["GriotStories"]),
@@ -79,6 +84,6 @@ let package = Package(
         .testTarget(name: "GriotPromptsTests", dependencies: ["GriotPrompts"]),
         .testTarget(name: "GriotChatTests", dependencies: ["GriotChat", "GriotArchive", "GriotStore", "GriotProviders", "GriotPrompts", "GriotTokens"]),
         // Runs the built `griot` binary the way a person or a script would.
-        .testTarget(name: "GriotCLITests", dependencies: ["GriotCLI"]),
+        .testTarget(name: "GriotCLITests", dependencies: ["GriotCLI", "GriotTestSupport"]),
     ]
 )

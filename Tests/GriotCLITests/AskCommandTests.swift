@@ -1,4 +1,5 @@
 import Foundation
+import GriotTestSupport
 import Testing
 
 /// `griot ask` on the bundled demo corpus with no API key: the offline extractive responder.
@@ -68,5 +69,49 @@ import Testing
         let intruder = try sandbox.run(["ask", "hello", "--viewer", "u-someone-else", "--thread", thread], useDefaultDatabase: true)
         #expect(intruder.status != 0)
         #expect(intruder.errors.contains("There is no griot thread \(thread) for you"))
+    }
+}
+
+/// `griot ask` against an OpenAI-compatible server: a stub on loopback that the test starts.
+@Suite struct AskWithRemoteModelTests {
+    @Test func theAnswerStreamsFromTheServerWhichReceivedTheVersionedPromptAndPassages() async throws {
+        let sandbox = try GriotSandbox()
+        let pieces = ["The Children's ", "Crusade marched ", "from Kelly Ingram ", "Park [1]. ", "Water cannons ", "followed [1]."]
+        try await StubChatServer.with({ _ in .stream(pieces, model: "stub-model", pause: 0.01) }) { server in
+            let run = try sandbox.run(["ask", "What happened in Kelly Ingram Park?"], useDefaultDatabase: true,
+                                      environment: ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": "stub-model"])
+            #expect(run.status == 0, "\(run.errors)")
+            #expect(run.output.hasPrefix(pieces.joined()))
+            #expect(run.output.contains("Sources:\n[1] The Day the Water Hit"))
+            #expect(run.errors.contains("stub-model"))
+
+            let request = try #require(server.requests.first)
+            #expect(request.uri == "/v1/chat/completions")
+            let body = request.json
+            #expect(body["stream"] as? Bool == true)
+            #expect(body["model"] as? String == "stub-model")
+            #expect(body["max_tokens"] as? Int == 700)
+            let messages = try #require(body["messages"] as? [[String: Any]])
+            let system = try #require(messages.first?["content"] as? String)
+            let prompt = try String(contentsOf: GriotSandbox.packageRoot.appendingPathComponent("prompts/griot/1.md"), encoding: .utf8)
+            // The system message is version 1's system section, filled in.
+            #expect(system.hasPrefix("You are the Griot, the keeper of your family stories"))
+            #expect(prompt.contains("Cite every statement that comes from a story with its number in square brackets"))
+            #expect(system.contains("Cite every statement that comes from a story with its number in square brackets"))
+            let sources = try #require(messages.dropFirst().first?["content"] as? String)
+            #expect(sources.hasPrefix("# Sources"))
+            #expect(sources.contains("[1] \"The Day the Water Hit\""))
+            #expect(sources.contains("```quote"))
+            #expect((messages.last?["content"] as? String) == "What happened in Kelly Ingram Park?")
+        }
+    }
+
+    @Test func anUnreachableServerFailsTheTurnAndSaysWhy() throws {
+        let sandbox = try GriotSandbox()
+        // A port nobody listens on; one attempt at most a second each.
+        let run = try sandbox.run(["ask", "Who was Tad Carter?"], useDefaultDatabase: true,
+                                  environment: ["OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_CONNECT_TIMEOUT": "1"])
+        #expect(run.status == 1)
+        #expect(run.errors.contains("error (provider_error): Could not reach the AI service"))
     }
 }

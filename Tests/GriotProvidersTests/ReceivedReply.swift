@@ -1,3 +1,4 @@
+import GriotTestSupport
 import GriotProviders
 
 /// Everything a consumer received from one provider stream: the events, then the error if any.

@@ -1,3 +1,4 @@
+import GriotTestSupport
 import GriotProviders
 import Testing
 

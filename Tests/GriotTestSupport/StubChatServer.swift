@@ -12,10 +12,10 @@ import NIOPosix
 ///     #expect(server.requests.count == 1)
 /// }
 /// ```
-final class StubChatServer: Sendable {
+public final class StubChatServer: Sendable {
     /// One request as the stub saw it, and how its reply ended.
-    struct Request: Sendable {
-        enum Ending: Sendable, Equatable {
+    public struct Request: Sendable {
+        public enum Ending: Sendable, Equatable {
             case stillSending
             case completed
             case closedByServer
@@ -23,17 +23,17 @@ final class StubChatServer: Sendable {
             case clientDisconnected(at: ContinuousClock.Instant)
         }
 
-        var method: HTTPMethod
-        var uri: String
-        var headers: HTTPHeaders
-        var body: [UInt8]
-        var ending: Ending = .stillSending
+        public var method: HTTPMethod
+        public var uri: String
+        public var headers: HTTPHeaders
+        public var body: [UInt8]
+        public var ending: Ending = .stillSending
 
-        var json: [String: Any] {
+        public var json: [String: Any] {
             (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
         }
 
-        var clientDisconnected: Bool {
+        public var clientDisconnected: Bool {
             if case .clientDisconnected = ending { return true }
             return false
         }
@@ -41,10 +41,10 @@ final class StubChatServer: Sendable {
 
     let journal: Journal
     private let listener: any Channel
-    let port: Int
+    public let port: Int
 
-    var baseURL: String { "http://127.0.0.1:\(port)/v1" }
-    var requests: [Request] { journal.requests }
+    public var baseURL: String { "http://127.0.0.1:\(port)/v1" }
+    public var requests: [Request] { journal.requests }
 
     private init(listener: any Channel, journal: Journal) {
         self.listener = listener
@@ -53,7 +53,7 @@ final class StubChatServer: Sendable {
     }
 
     /// Starts a stub whose reply to request number `n` (from 0) is `reply(n)`, runs `body`, stops it.
-    static func with<T>(_ reply: @escaping @Sendable (Int) -> StubReply,
+    public static func with<T>(_ reply: @escaping @Sendable (Int) -> StubReply,
                         _ body: (StubChatServer) async throws -> T) async throws -> T {
         let server = try await start(reply)
         do {
@@ -66,7 +66,7 @@ final class StubChatServer: Sendable {
         }
     }
 
-    static func start(_ reply: @escaping @Sendable (Int) -> StubReply) async throws -> StubChatServer {
+    public static func start(_ reply: @escaping @Sendable (Int) -> StubReply) async throws -> StubChatServer {
         let journal = Journal()
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -82,14 +82,14 @@ final class StubChatServer: Sendable {
         return StubChatServer(listener: listener, journal: journal)
     }
 
-    func stop() async throws {
+    public func stop() async throws {
         for channel in journal.openChannels { try? await channel.close() }
         try await listener.close()
     }
 
     /// Waits (polling) until `condition` holds for the recorded requests, or `timeout` passes.
     @discardableResult
-    func waitUntil(timeout: Double = 5, _ condition: ([Request]) -> Bool) async -> Bool {
+    public func waitUntil(timeout: Double = 5, _ condition: ([Request]) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while ContinuousClock.now < deadline {
             if condition(requests) { return true }
