@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "GriotSearchTests", dependencies: ["GriotSearch", "GriotStories"]),
         .testTarget(name: "GriotArchiveTests", dependencies: ["GriotArchive", "GriotStore"]),
         .testTarget(name: "GriotPromptsTests", dependencies: ["GriotPrompts"]),
-        .testTarget(name: "GriotChatTests", dependencies: ["GriotChat", "GriotArchive", "GriotStore", "GriotProviders", "GriotPrompts", "GriotTokens"]),
+        .testTarget(name: "GriotChatTests", dependencies: ["GriotChat", "GriotArchive", "GriotStore", "GriotProviders", "GriotPrompts", "GriotTokens", "GriotTestSupport"]),
         // Runs the built `griot` binary the way a person or a script would.
         .testTarget(name: "GriotCLITests", dependencies: ["GriotCLI", "GriotTestSupport"]),
     ]
