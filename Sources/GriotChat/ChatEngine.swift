@@ -88,6 +88,9 @@ public final class ChatEngine: Sendable {
         guard message.count <= Self.maximumMessageCharacters else {
             throw ChatError(.invalid, "The message is \(message.count) characters long; the limit is \(Self.maximumMessageCharacters). Shorten it or split it into several messages.")
         }
+        guard prompts.assistants[request.assistant] != nil else {
+            throw ChatError(.invalid, "There is no assistant \(request.assistant); the assistants are \(prompts.assistants.keys.sorted().joined(separator: ", ")).")
+        }
         let template: PromptTemplate
         do {
             template = try prompts.template(for: request.assistant, label: request.promptLabel)

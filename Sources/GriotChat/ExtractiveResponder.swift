@@ -306,7 +306,8 @@ public struct ExtractiveResponder: ChatProvider {
     /// The lowercased given names and nicknames of a person ("Theodore \"Teddy\" Batiste" → theodore, teddy).
     static func givenNames(_ person: String) -> [String] {
         let words = person.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init).filter { !titles.contains($0) }
-        return words.count > 1 ? Array(words.dropLast()) : words
+        // Initials ("A. Philip Randolph") and short words could match any question.
+        return (words.count > 1 ? Array(words.dropLast()) : words).filter { $0.count >= 3 && !StopWords.english.contains($0) }
     }
 
     /// A name as it reads in a sentence: without the nickname's quotes ("Teddy Batiste").
@@ -345,17 +346,28 @@ public struct ExtractiveResponder: ChatProvider {
             text = String(text.dropFirst(opening.count))
         }
         text = text.trimmingCharacters(in: .whitespaces)
-        guard !text.isEmpty, text.split(separator: " ").count <= 10 else { return nil }
+        // "What was it like to ..." has no noun phrase to name.
+        let pronouns: Set<String> = ["it", "that", "this", "there", "he", "she", "they", "you", "i", "we", "my", "your", "our"]
+        guard let first = text.split(separator: " ").first, !pronouns.contains(first.lowercased()),
+              text.split(separator: " ").count <= 10 else { return nil }
         return text
     }
 
-    /// A word worth asking for in a quiz: a capitalised name or a number, not the first word.
+    /// Words that follow a name ("135th Street") and make a poor quiz answer on their own.
+    private static let placeWords: Set<String> = ["street", "avenue", "road", "boulevard", "drive", "park", "church", "station", "school",
+                                                  "hospital", "county", "city", "river", "lake", "hall", "club", "company", "day", "sunday",
+                                                  "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+
+    /// A word worth asking for in a quiz, not the first of the sentence: a year, else a name.
     static func clozeWord(in sentence: String) -> String? {
-        let words = sentence.split(separator: " ").map { $0.trimmingCharacters(in: .punctuationCharacters.union(.symbols)) }
-        for word in words.dropFirst() where word.count >= 3 {
-            if word.first?.isUppercase == true, word.dropFirst().allSatisfy({ $0.isLowercase }), !titles.contains(word.lowercased()) { return word }
+        let words = sentence.split(separator: " ").map { $0.trimmingCharacters(in: .punctuationCharacters.union(.symbols)) }.dropFirst()
+        if let year = words.first(where: { $0.count == 4 && $0.allSatisfy(\.isNumber) && ($0.hasPrefix("18") || $0.hasPrefix("19") || $0.hasPrefix("20")) }) {
+            return year
         }
-        return words.dropFirst().first { $0.count >= 2 && $0.allSatisfy(\.isNumber) }
+        return words.first { word in
+            word.count >= 3 && word.first?.isUppercase == true && word.dropFirst().allSatisfy({ $0.isLowercase })
+                && !titles.contains(word.lowercased()) && !placeWords.contains(word.lowercased())
+        }
     }
 
     static func firstSentence(_ text: String) -> String {
