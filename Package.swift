@@ -16,6 +16,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Text analysis: normalisation, tokenizing, stop words, Porter2 stemming.
@@ -56,8 +62,23 @@ let package = Package(
         .target(name: "GriotChat", dependencies: [
             "GriotArchive", "GriotPrompts", "GriotProviders", "GriotTokens", "GriotStore", "GriotText", "GriotSearch", "GriotStories",
         ]),
+        // Who is calling: bearer JWTs (HS256 with a shared secret, RS256/ES256 from a JWKS file).
+        .target(name: "GriotAuth", dependencies: [
+            .product(name: "JWTKit", package: "jwt-kit"),
+        ]),
+        // Conversation exports for coaches and admins: JSON, and PDF marked "Confidential".
+        .target(name: "GriotExport", dependencies: ["GriotStore"]),
+        // The HTTP service on Hummingbird: routes, SSE, auth, rate limits, audit, metrics.
+        .target(name: "GriotServer", dependencies: [
+            "GriotChat", "GriotArchive", "GriotAuth", "GriotExport", "GriotStore", "GriotSearch", "GriotStories", "GriotProviders", "GriotPrompts",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(name: "GriotCLI", dependencies: [
-            "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders",
+            "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders", "GriotServer",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "GriotBench", dependencies: [
@@ -83,6 +104,14 @@ let package = Package(
         .testTarget(name: "GriotArchiveTests", dependencies: ["GriotArchive", "GriotStore"]),
         .testTarget(name: "GriotPromptsTests", dependencies: ["GriotPrompts"]),
         .testTarget(name: "GriotChatTests", dependencies: ["GriotChat", "GriotArchive", "GriotStore", "GriotProviders", "GriotPrompts", "GriotTokens", "GriotTestSupport"]),
+        .testTarget(name: "GriotStoreTests", dependencies: ["GriotStore"]),
+        .testTarget(name: "GriotAuthTests", dependencies: ["GriotAuth", .product(name: "JWTKit", package: "jwt-kit")]),
+        .testTarget(name: "GriotExportTests", dependencies: ["GriotExport", "GriotStore"]),
+        .testTarget(name: "GriotServerTests", dependencies: [
+            "GriotServer", "GriotChat", "GriotArchive", "GriotStore", "GriotAuth", "GriotTestSupport",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+        ]),
         // Runs the built `griot` binary the way a person or a script would.
         .testTarget(name: "GriotCLITests", dependencies: ["GriotCLI", "GriotTestSupport"]),
     ]

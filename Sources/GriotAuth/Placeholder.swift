@@ -1,0 +1,2 @@
+// Replaced by the module's first type.
+enum GriotAuthPlaceholder {}

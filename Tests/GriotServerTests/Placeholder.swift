@@ -1,0 +1,1 @@
+// Replaced by the suite's first tests.
