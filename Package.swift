@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Text analysis: normalisation, tokenizing, stop words, Porter2 stemming.
@@ -76,10 +77,13 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
-        ]),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ], resources: [.copy("Resources/openapi.yaml")]),
         .executableTarget(name: "GriotCLI", dependencies: [
-            "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders", "GriotServer",
+            "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders", "GriotServer", "GriotAuth",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "GriotBench", dependencies: [
             "GriotSearch", "GriotText", "GriotStories", "GriotEmbedding", "GriotTokens",
@@ -111,6 +115,10 @@ let package = Package(
             "GriotServer", "GriotChat", "GriotArchive", "GriotStore", "GriotAuth", "GriotTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Yams", package: "Yams"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         // Runs the built `griot` binary the way a person or a script would.
         .testTarget(name: "GriotCLITests", dependencies: ["GriotCLI", "GriotTestSupport"]),

@@ -90,6 +90,11 @@ public struct TurnFailure: Sendable, Hashable, Codable {
     /// A stable code for clients: `ai_unavailable`, `provider_error`, `message_too_long`, `stopped`.
     public var code: String
     public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
 }
 
 public struct TurnSummary: Sendable, Hashable, Codable {

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import GriotArchive
+import GriotAuth
+import GriotChat
+import GriotServer
+import Hummingbird
+import Logging
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP service: Ask the Griot, coaching chat, stories, health and metrics.",
+        discussion: """
+            On first use of the default database the demo corpus is loaded. Tokens: set \
+            GRIOT_JWT_SECRET (HS256) or GRIOT_JWKS_FILE (RS256/ES256); for local use \
+            GRIOT_AUTH_MODE=development accepts tokens signed with the documented development \
+            secret and prints one to use with curl. SIGTERM or Ctrl-C stops it gracefully.
+            """)
+
+    @Option(name: .long, help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(name: .long, help: "The port to listen on.")
+    var port = 8080
+
+    @OptionGroup var options: ArchiveOptions
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535, e.g. 8080") }
+    }
+
+    func run() async throws {
+        let archive = try options.openArchive()
+        let configuration = try options.configuration()
+        let engine = try await ChatEngine.open(archive: archive, configuration: configuration)
+        let auth = try AuthConfiguration(environment: ProcessInfo.processInfo.environment)
+        let verifier = try await TokenVerifier.make(auth)
+        if auth.development {
+            let token = try await verifier.mintDevelopmentToken(userID: "dev-user", role: .client, expiresIn: 24 * 3600)
+            Terminal.note("development mode: tokens signed with the development secret are accepted. A token for dev-user (24 h):\n\(token)")
+        }
+        LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
+        _ = try archive.indexedPassageCount()   // load the index before taking traffic
+        Terminal.note("griot serving on http://\(host):\(port) (\(engine.provider.name)); GET /readyz to check")
+        try await GriotService(engine: engine, verifier: verifier).application(host: host, port: port).runService()
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import GriotAuth
+import GriotChat
+import GriotStore
+import Hummingbird
+
+/// The SelfFull coaching chat: one thread per user per course, scrollback, streamed replies,
+/// stop, and the coach's custom instructions for a course.
+struct CoachRoutes: Sendable {
+    let engine: ChatEngine
+    let turns: TurnRegistry
+
+    static let assistant = "coach"
+
+    func add(to router: RouterGroup<GriotRequestContext>) {
+        router.post("threads", use: openThread)
+        router.get("threads/:id/messages", use: messages)
+        router.post("threads/:id/messages", use: send)
+        router.post("threads/:id/stop", use: stop)
+        router.put("courses/:id/instructions", use: setInstructions)
+    }
+
+    // MARK: Threads
+
+    struct ThreadBody: Decodable {
+        var courseID: String?
+        enum CodingKeys: String, CodingKey { case courseID = "course_id" }
+    }
+
+    struct ThreadReply: ResponseEncodable {
+        var id: String
+        var courseID: String?
+        var title: String
+        var createdAt: Date
+        var updatedAt: Date
+    }
+
+    /// A caller may use a course named in their token's `course_ids` (all courses when the claim is absent).
+    static func checkCourse(_ courseID: String, for caller: Caller) throws {
+        if let courses = caller.courseIDs, !courses.contains(courseID), caller.role != .admin {
+            throw APIError(.forbidden, code: "forbidden", "Your token does not include course \(courseID).")
+        }
+    }
+
+    @Sendable func openThread(_ request: Request, context: GriotRequestContext) async throws -> ThreadReply {
+        let caller = try context.requireCaller()
+        let body = try? await request.decode(as: ThreadBody.self, context: context)
+        guard let courseID = body?.courseID, !courseID.isEmpty else {
+            throw APIError.badRequest("missing_course", "Send {\"course_id\": \"…\"}: a coaching thread belongs to one course.")
+        }
+        try Self.checkCourse(courseID, for: caller)
+        let thread = try engine.chats.courseThread(assistant: Self.assistant, userID: caller.userID, courseID: courseID)
+        return ThreadReply(id: thread.id, courseID: thread.courseID, title: thread.title, createdAt: thread.createdAt, updatedAt: thread.updatedAt)
+    }
+
+    /// The caller's own coaching thread, or 404.
+    func ownThread(_ context: GriotRequestContext) throws -> ThreadRecord {
+        let caller = try context.requireCaller()
+        let id = try context.parameters.require("id")
+        guard let thread = try engine.chats.thread(id: id), thread.userID == caller.userID, thread.assistant == Self.assistant else {
+            throw APIError.notFound("thread_not_found", "There is no coaching thread \(id) for you; POST /api/coach/threads with your course_id.")
+        }
+        return thread
+    }
+
+    // MARK: Messages
+
+    struct MessageItem: Encodable {
+        var id: String
+        var role: String
+        var content: String
+        var status: String
+        var sequence: Int
+        var createdAt: Date
+        var updatedAt: Date
+    }
+
+    struct MessagePage: ResponseEncodable {
+        var messages: [MessageItem]
+        /// Messages after the thread's last read one (all of them when none was read).
+        var unreadCount: Int
+        var hasMore: Bool
+    }
+
+    /// Scrollback: up to `limit` (default 20) messages before the message `before`, newest last.
+    @Sendable func messages(_ request: Request, context: GriotRequestContext) async throws -> MessagePage {
+        let thread = try ownThread(context)
+        let query = request.uri.queryParameters
+        let limit = query["limit"].map { Int($0) } ?? 20
+        guard let limit, (1...100).contains(limit) else { throw APIError.badRequest("invalid_limit", "limit must be between 1 and 100.") }
+        var beforeSequence: Int?
+        if let before = query["before"].map(String.init) {
+            guard let message = try engine.chats.message(id: before), message.threadID == thread.id else {
+                throw APIError.badRequest("invalid_before", "before must be the id of a message in this thread.")
+            }
+            beforeSequence = message.sequence
+        }
+        let page = try engine.chats.recentMessages(threadID: thread.id, limit: limit + 1, beforeSequence: beforeSequence)
+        let shown = Array(page.suffix(limit))
+        let all = try engine.chats.recentMessages(threadID: thread.id, limit: 10_000)
+        let lastRead = thread.lastReadMessageID.flatMap { id in all.firstIndex { $0.id == id } }
+        let unread = lastRead.map { all.count - 1 - $0 } ?? all.count
+        return MessagePage(
+            messages: shown.map { MessageItem(id: $0.id, role: $0.role.rawValue, content: $0.content, status: $0.status.rawValue,
+                                              sequence: $0.sequence, createdAt: $0.createdAt, updatedAt: $0.updatedAt) },
+            unreadCount: unread, hasMore: page.count > limit)
+    }
+
+    struct SendBody: Decodable {
+        var content: String?
+        var isVoice: Bool?
+        enum CodingKeys: String, CodingKey {
+            case content
+            case isVoice = "is_voice"
+        }
+    }
+
+    /// Sends the caller's message and streams the coach's reply (SSE); `Last-Event-ID` resumes.
+    @Sendable func send(_ request: Request, context: GriotRequestContext) async throws -> Response {
+        let caller = try context.requireCaller()
+        let thread = try ownThread(context)
+        return try await EventStreamResponse.start(request, context: context, turns: turns) { request in
+            let body: SendBody
+            do {
+                body = try await request.decode(as: SendBody.self, context: context)
+            } catch {
+                throw APIError.badRequest("invalid_body", "The body must be JSON: {\"content\": \"…\"}.")
+            }
+            guard let content = body.content, !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                throw APIError.badRequest("empty_message", "The message is empty; send it in \"content\".")
+            }
+            let role = caller.role == .coach ? "coach" : "client"
+            let turnRequest = TurnRequest(assistant: Self.assistant, message: content, viewer: caller.viewer, threadID: thread.id,
+                                          courseID: thread.courseID, role: role)
+            do {
+                return try engine.startTurn(turnRequest)
+            } catch let error as ChatError {
+                throw APIError.badRequest("invalid_message", error.description)
+            }
+        }
+    }
+
+    struct StopReply: ResponseEncodable {
+        var stopped: Bool
+    }
+
+    /// Stops the thread's running reply; what was written so far is stored marked stopped.
+    @Sendable func stop(_ request: Request, context: GriotRequestContext) async throws -> StopReply {
+        let thread = try ownThread(context)
+        guard let turn = await turns.runningTurn(threadID: thread.id) else { return StopReply(stopped: false) }
+        turn.stop()
+        await turn.finished()
+        return StopReply(stopped: true)
+    }
+
+    // MARK: Courses
+
+    struct InstructionsBody: Decodable {
+        var instructions: String?
+        var title: String?
+        var summary: String?
+    }
+
+    struct CourseReply: ResponseEncodable {
+        var id: String
+        var title: String
+        var summary: String
+        var instructions: String
+        var updatedAt: Date
+    }
+
+    /// The coach's custom instructions ("AI Bot Instructions") for a course: coaches of the course and admins.
+    @Sendable func setInstructions(_ request: Request, context: GriotRequestContext) async throws -> CourseReply {
+        let caller = try context.requireCaller()
+        guard caller.role == .coach || caller.role == .admin else {
+            throw APIError(.forbidden, code: "forbidden", "Only the course's coach or an admin may set its instructions.")
+        }
+        let id = try context.parameters.require("id")
+        try Self.checkCourse(id, for: caller)
+        let body: InstructionsBody
+        do {
+            body = try await request.decode(as: InstructionsBody.self, context: context)
+        } catch {
+            throw APIError.badRequest("invalid_body", "The body must be JSON: {\"instructions\": \"…\", \"title\": \"…\"}.")
+        }
+        guard let instructions = body.instructions else {
+            throw APIError.badRequest("missing_instructions", "Send the instructions in \"instructions\" (an empty string clears them).")
+        }
+        guard instructions.count <= 20_000 else {
+            throw APIError.badRequest("instructions_too_long", "Instructions are limited to 20,000 characters; they are shortened to 15% of the token budget anyway.")
+        }
+        var course = try engine.chats.course(id: id) ?? CourseRecord(id: id, title: body.title ?? id)
+        course.customInstructions = instructions
+        if let title = body.title { course.title = title }
+        if let summary = body.summary { course.summary = summary }
+        course.updatedAt = Date()
+        try engine.chats.saveCourse(course)
+        return CourseReply(id: course.id, title: course.title, summary: course.summary, instructions: course.customInstructions, updatedAt: course.updatedAt)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import GriotChat
+import HTTPTypes
+import Hummingbird
+
+/// The SSE response of a turn: a new turn, or, with `Last-Event-ID`, the rest of one that is
+/// still running or finished a short while ago.
+enum EventStreamResponse {
+    static func start(_ request: Request, context: GriotRequestContext, turns: TurnRegistry,
+                      newTurn: (inout Request) async throws -> ChatTurn) async throws -> Response {
+        let caller = try context.requireCaller()
+        var request = request
+        let turnID: String
+        let events: AsyncStream<TurnRegistry.NumberedEvent>
+        if let point = TurnEventStream.resumePoint(request.headers[HTTPField.Name("Last-Event-ID")!]) {
+            guard let resumed = await turns.subscribe(turnID: point.turnID, owner: caller.userID, after: point.after) else {
+                throw APIError(.notFound, code: "turn_not_found",
+                               "There is no recent turn \(point.turnID) for you to resume; send the message again without Last-Event-ID.")
+            }
+            (turnID, events) = (point.turnID, resumed)
+        } else {
+            let turn = try await newTurn(&request)
+            await turns.register(turn, owner: caller.userID)
+            guard let subscribed = await turns.subscribe(turnID: turn.id, owner: caller.userID, after: 0) else {
+                throw APIError(.internalServerError, code: "internal_error", "The turn could not be followed; try again.")
+            }
+            (turnID, events) = (turn.id, subscribed)
+        }
+        let body = request.body
+        return Response(status: .ok, headers: TurnEventStream.headers, body: .init { writer in
+            // A client that hangs up cancels this writer; the registry then stops the turn (after its
+            // grace period, in which the client may resume).
+            try await body.consumeWithCancellationOnInboundClose { _ in
+                try await TurnEventStream(turnID: turnID, events: events).write(to: &writer)
+            }
+            try await writer.finish(nil)
+        })
+    }
+}

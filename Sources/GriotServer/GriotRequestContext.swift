@@ -1,0 +1,34 @@
+import Foundation
+import GriotAuth
+import Hummingbird
+
+/// The context of one request: who is calling (set by `AuthMiddleware`) and the request id.
+public struct GriotRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The verified caller; nil only on the public routes (health, readiness, metrics, OpenAPI).
+    public var caller: Caller?
+    /// `X-Request-ID` as sent, or one made up; echoed on the response and in every log line.
+    public var requestID: String = ""
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+    }
+
+    /// The caller on a route that requires one (the middleware guarantees it is set there).
+    func requireCaller() throws -> Caller {
+        guard let caller else { throw APIError(.unauthorized, code: "unauthenticated", "Send Authorization: Bearer <token>.") }
+        return caller
+    }
+
+    /// Up to 8 MB in a request body (a story with a long transcript).
+    public var maxUploadSize: Int { 8 * 1024 * 1024 }
+
+    /// JSON with snake_case keys and ISO 8601 dates, as the mobile client expects.
+    public var responseEncoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }
+}

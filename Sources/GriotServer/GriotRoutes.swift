@@ -1,0 +1,199 @@
+import Foundation
+import GriotAuth
+import GriotChat
+import GriotSearch
+import GriotStore
+import Hummingbird
+
+/// Ask the Griot, as the Griot and Grits mobile client calls it:
+/// `POST /api/griot/chat`, `POST /api/griot/chat/stream`, `GET /api/griot/sessions`,
+/// `GET|DELETE /api/griot/sessions/{id}`.
+struct GriotRoutes: Sendable {
+    let engine: ChatEngine
+    let turns: TurnRegistry
+
+    static let assistant = "griot"
+
+    struct ChatBody: Decodable {
+        var sessionID: String?
+        var message: String?
+
+        enum CodingKeys: String, CodingKey {
+            case sessionID = "session_id"
+            case message
+        }
+    }
+
+    struct CitationBody: Encodable {
+        var videoID: String
+        var title: String
+        var interviewee: String
+        var relevantExcerpt: String
+        var storyID: String
+        var passageID: String
+        var quoteStart: Int
+        var quoteEnd: Int
+        var timestampSeconds: Double?
+        var sourceType: String
+        var number: Int
+
+        init(_ citation: Citation) {
+            videoID = citation.storyID
+            title = citation.title
+            interviewee = citation.interviewee ?? ""
+            relevantExcerpt = citation.quote
+            storyID = citation.storyID
+            passageID = citation.passageID
+            quoteStart = citation.quoteStart
+            quoteEnd = citation.quoteEnd
+            timestampSeconds = citation.startSeconds
+            sourceType = citation.sourceType
+            number = citation.number
+        }
+    }
+
+    struct ChatReply: ResponseEncodable {
+        var messageID: String
+        var content: String
+        var citations: [CitationBody]
+        var sessionID: String
+        var model: String
+        var status: String
+    }
+
+    func add(to router: RouterGroup<GriotRequestContext>) {
+        router.post("chat", use: chat)
+        router.post("chat/stream", use: stream)
+        router.get("sessions", use: sessions)
+        router.get("sessions/:id", use: session)
+        router.delete("sessions/:id", use: deleteSession)
+    }
+
+    // MARK: Chat
+
+    /// Checks the body and starts the turn; the user's message is stored before this returns.
+    private func startTurn(_ request: inout Request, context: GriotRequestContext) async throws -> ChatTurn {
+        let caller = try context.requireCaller()
+        let body: ChatBody
+        do {
+            body = try await request.decode(as: ChatBody.self, context: context)
+        } catch {
+            throw APIError.badRequest("invalid_body", "The body must be JSON: {\"session_id\": \"…\", \"message\": \"…\"}.")
+        }
+        guard let message = body.message, !message.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw APIError.badRequest("empty_message", "The message is empty; send the question in \"message\".")
+        }
+        var threadID = body.sessionID.flatMap { $0.isEmpty ? nil : $0 }
+        if let id = threadID, try engine.chats.thread(id: id) == nil {
+            // A client may name a new session itself; an id already used (by anyone) is not reused.
+            guard try !engine.chats.threadExists(id: id) else {
+                throw APIError.notFound("session_not_found", "There is no session \(id) for you; leave session_id out to start one.")
+            }
+            _ = try engine.chats.createThread(assistant: Self.assistant, userID: caller.userID, id: id)
+            threadID = id
+        }
+        let turnRequest = TurnRequest(assistant: Self.assistant, message: message, viewer: caller.viewer, threadID: threadID)
+        do {
+            return try engine.startTurn(turnRequest)
+        } catch let error as ChatError {
+            switch error.kind {
+            case .notFound: throw APIError.notFound("session_not_found", error.description)
+            case .invalid: throw APIError.badRequest("invalid_message", error.description)
+            }
+        }
+    }
+
+    @Sendable func chat(_ request: Request, context: GriotRequestContext) async throws -> ChatReply {
+        var request = request
+        let turn = try await startTurn(&request, context: context)
+        var summary: TurnSummary?
+        var failure: TurnFailure?
+        for await event in turn.events {
+            switch event {
+            case .done(let done): summary = done
+            case .error(let error): failure = error
+            default: break
+            }
+        }
+        guard let summary, summary.status == .complete || summary.status == .stopped else {
+            let failure = failure ?? TurnFailure(code: "internal_error", message: "The reply could not be completed; your message is saved, try again.")
+            let status: HTTPResponse.Status = failure.code == "ai_unavailable" ? .serviceUnavailable : .badGateway
+            throw APIError(status, code: failure.code, failure.message, details: ["session_id": turn.threadID, "message_id": turn.replyMessageID])
+        }
+        return ChatReply(messageID: summary.messageID, content: summary.text, citations: summary.citations.map(CitationBody.init),
+                         sessionID: turn.threadID, model: summary.model, status: summary.status.rawValue)
+    }
+
+    @Sendable func stream(_ request: Request, context: GriotRequestContext) async throws -> Response {
+        try await EventStreamResponse.start(request, context: context, turns: turns) { request in
+            try await startTurn(&request, context: context)
+        }
+    }
+
+    // MARK: Sessions
+
+    struct SessionSummary: Encodable {
+        var id: String
+        var title: String
+        var createdAt: Date
+        var updatedAt: Date
+        var messageCount: Int
+    }
+
+    struct SessionList: ResponseEncodable {
+        var sessions: [SessionSummary]
+    }
+
+    struct SessionMessage: Encodable {
+        var id: String
+        var role: String
+        var content: String
+        var status: String
+        var createdAt: Date
+    }
+
+    struct SessionDetail: ResponseEncodable {
+        var id: String
+        var title: String
+        var createdAt: Date
+        var updatedAt: Date
+        var messageCount: Int
+        var messages: [SessionMessage]
+    }
+
+    @Sendable func sessions(_ request: Request, context: GriotRequestContext) async throws -> SessionList {
+        let caller = try context.requireCaller()
+        let summaries = try engine.chats.threadSummaries(userID: caller.userID, assistant: Self.assistant)
+        return SessionList(sessions: summaries.map {
+            SessionSummary(id: $0.thread.id, title: $0.thread.title, createdAt: $0.thread.createdAt, updatedAt: $0.thread.updatedAt, messageCount: $0.messageCount)
+        })
+    }
+
+    /// The caller's own session, or 404 (another user's session is never revealed).
+    private func ownSession(_ context: GriotRequestContext) throws -> ThreadRecord {
+        let caller = try context.requireCaller()
+        let id = try context.parameters.require("id")
+        guard let thread = try engine.chats.thread(id: id), thread.userID == caller.userID, thread.assistant == Self.assistant else {
+            throw APIError.notFound("session_not_found", "There is no session \(id) for you.")
+        }
+        return thread
+    }
+
+    @Sendable func session(_ request: Request, context: GriotRequestContext) async throws -> SessionDetail {
+        let thread = try ownSession(context)
+        let messages = try engine.chats.recentMessages(threadID: thread.id, limit: 1000)
+        return SessionDetail(id: thread.id, title: thread.title, createdAt: thread.createdAt, updatedAt: thread.updatedAt, messageCount: messages.count,
+                             messages: messages.map { SessionMessage(id: $0.id, role: $0.role.rawValue, content: $0.content, status: $0.status.rawValue, createdAt: $0.createdAt) })
+    }
+
+    @Sendable func deleteSession(_ request: Request, context: GriotRequestContext) async throws -> HTTPResponse.Status {
+        let thread = try ownSession(context)
+        _ = try engine.chats.deleteThread(id: thread.id)
+        return .noContent
+    }
+}
+
+extension Caller {
+    /// Whose stories this caller may see.
+    var viewer: Viewer { Viewer(userID: userID, familyGroupIDs: Set(familyGroupIDs)) }
+}

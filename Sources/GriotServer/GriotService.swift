@@ -1,0 +1,41 @@
+import Foundation
+import GriotAuth
+import GriotChat
+import Hummingbird
+import Logging
+
+/// The HTTP service: every route, its middleware, and the application that serves them.
+///
+/// ```swift
+/// let app = GriotService(engine: engine, verifier: verifier).application(host: "127.0.0.1", port: 8080)
+/// try await app.runService()      // until SIGTERM or SIGINT; in-flight streams finish first
+/// ```
+public struct GriotService: Sendable {
+    public let engine: ChatEngine
+    public let verifier: TokenVerifier
+    /// Running and recent turns, for stop and for resuming streams.
+    public let turns: TurnRegistry
+
+    public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry = TurnRegistry()) {
+        self.engine = engine
+        self.verifier = verifier
+        self.turns = turns
+    }
+
+    public func router() -> Router<GriotRequestContext> {
+        let router = Router(context: GriotRequestContext.self)
+        router.add(middleware: RequestIDMiddleware())
+        HealthRoutes(engine: engine).add(to: router)
+        let api = router.group("api").add(middleware: AuthMiddleware(verifier: verifier))
+        GriotRoutes(engine: engine, turns: turns).add(to: api.group("griot"))
+        StoryRoutes(archive: engine.archive).add(to: api.group("stories"))
+        CoachRoutes(engine: engine, turns: turns).add(to: api.group("coach"))
+        return router
+    }
+
+    public func application(host: String, port: Int, logger: Logger? = nil) -> some ApplicationProtocol {
+        var logger = logger ?? Logger(label: "griot")
+        logger.logLevel = .info
+        return Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "griot"), logger: logger)
+    }
+}

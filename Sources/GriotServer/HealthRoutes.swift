@@ -1,0 +1,54 @@
+import Foundation
+import GriotChat
+import GriotProviders
+import Hummingbird
+
+/// `GET /healthz` (the process answers), `GET /readyz` (the index is loaded, the database takes
+/// writes, and the providers' circuit breakers), both without a token.
+struct HealthRoutes: Sendable {
+    let engine: ChatEngine
+
+    struct Liveness: ResponseEncodable {
+        var status = "ok"
+    }
+
+    struct Readiness: ResponseEncodable {
+        var status: String
+        var indexedPassages: Int?
+        var databaseWritable: Bool
+        var provider: String
+        var breakers: [CircuitBreaker.Snapshot]
+        var problems: [String]
+    }
+
+    func add(to router: Router<GriotRequestContext>) {
+        router.get("healthz") { _, _ in Liveness() }
+        router.get("readyz", use: readiness)
+        router.get("openapi.yaml") { _, _ in OpenAPIDocument.response() }
+    }
+
+    @Sendable func readiness(_ request: Request, context: GriotRequestContext) async throws -> EditedResponse<Readiness> {
+        var problems: [String] = []
+        let passages: Int?
+        do {
+            passages = try engine.archive.indexedPassageCount()
+        } catch {
+            passages = nil
+            problems.append("the index could not be loaded: \(error)")
+        }
+        var writable = true
+        do {
+            try engine.archive.store.setMetaValue("ready_check", ISO8601DateFormatter().string(from: Date()))
+        } catch {
+            writable = false
+            problems.append("the database does not take writes: \(error)")
+        }
+        let breakers = await engine.breakers.snapshots()
+        // An open breaker is reported but does not make the node unready: the offline responder
+        // and the rest of the API still work, and the breaker closes by itself.
+        let ready = problems.isEmpty
+        return EditedResponse(status: ready ? .ok : .serviceUnavailable, response: Readiness(
+            status: ready ? "ready" : "not_ready", indexedPassages: passages, databaseWritable: writable,
+            provider: engine.provider.name, breakers: breakers, problems: problems))
+    }
+}

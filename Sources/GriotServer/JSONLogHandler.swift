@@ -1,0 +1,42 @@
+import Foundation
+import Logging
+
+/// One JSON object per log line on standard error: time, level, label, message and metadata
+/// (request id, correlation id, user id), so that logs can be searched by request.
+///
+/// ```swift
+/// LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
+/// ```
+public struct JSONLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level = .info
+    let label: String
+
+    public init(label: String) {
+        self.label = label
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
+                    file: String, function: String, line: UInt) {
+        var fields: [String: String] = [
+            "time": ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!,
+                                                formatOptions: [.withInternetDateTime, .withFractionalSeconds]),
+            "level": level.rawValue,
+            "label": label,
+            "message": message.description,
+        ]
+        for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { _, new in new }) {
+            fields[key] = "\(value)"
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard var line = try? encoder.encode(fields) else { return }
+        line.append(0x0A)
+        FileHandle.standardError.write(line)
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Gives every request an id (the client's `X-Request-ID`, else a new one), puts it and any
+/// `X-Correlation-ID` in every log line, echoes both on the response, and turns any error into
+/// the JSON error body `{"error": {"code", "message", "details"}}`.
+struct RequestIDMiddleware: RouterMiddleware {
+    typealias Context = GriotRequestContext
+
+    static let requestID = HTTPField.Name("X-Request-ID")!
+    static let correlationID = HTTPField.Name("X-Correlation-ID")!
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        let id = request.headers[Self.requestID].flatMap { $0.isEmpty || $0.count > 200 ? nil : $0 } ?? UUID().uuidString.lowercased()
+        let correlation = request.headers[Self.correlationID].flatMap { $0.isEmpty || $0.count > 200 ? nil : $0 }
+        context.requestID = id
+        context.logger[metadataKey: "request_id"] = .string(id)
+        if let correlation { context.logger[metadataKey: "correlation_id"] = .string(correlation) }
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as APIError {
+            response = try error.response(from: request, context: context)
+        } catch let error as HTTPError {
+            // Hummingbird's own errors (no such route, body too large) in our shape.
+            let code = error.status == .notFound ? "not_found" : (error.status == .contentTooLarge ? "body_too_large" : "http_\(error.status.code)")
+            let message = error.status == .notFound ? "There is no route \(request.method) \(request.uri.path); see /openapi.yaml."
+                : (error.body ?? error.status.reasonPhrase)
+            response = try APIError(error.status, code: code, message, headers: error.headers).response(from: request, context: context)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            context.logger.error("unhandled error: \(error)")
+            response = try APIError(.internalServerError, code: "internal_error", "Something went wrong on our side; the request id is \(id).")
+                .response(from: request, context: context)
+        }
+        response.headers[Self.requestID] = id
+        if let correlation { response.headers[Self.correlationID] = correlation }
+        return response
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GriotChat
+import HTTPTypes
+import Hummingbird
+
+/// Writes a turn's events as Server-Sent Events: `id: <turn id>:<n>` with n increasing from 1
+/// (so `Last-Event-ID` names both the turn and the place to resume), `event:` the event's name,
+/// `data:` one JSON object; a comment line every `heartbeat` keeps proxies from closing a quiet
+/// stream.
+///
+/// ```swift
+/// try await TurnEventStream(turnID: turn.id, events: subscription).write(to: &writer)
+/// ```
+struct TurnEventStream: Sendable {
+    let turnID: String
+    let events: AsyncStream<TurnRegistry.NumberedEvent>
+    var heartbeat: Duration = .seconds(15)
+
+    static let headers: HTTPFields = [
+        .contentType: "text/event-stream; charset=utf-8",
+        .cacheControl: "no-cache",
+        HTTPField.Name("X-Accel-Buffering")!: "no",
+    ]
+
+    enum Item: Sendable {
+        case event(Int, TurnEvent)
+        case heartbeat
+        case end
+    }
+
+    func write(to writer: inout any ResponseBodyWriter) async throws {
+        let (items, continuation) = AsyncStream.makeStream(of: Item.self)
+        let forward = Task { [events] in
+            for await (number, event) in events { continuation.yield(.event(number, event)) }
+            continuation.yield(.end)
+        }
+        let beat = Task { [heartbeat] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: heartbeat)
+                if Task.isCancelled { break }
+                continuation.yield(.heartbeat)
+            }
+        }
+        defer {
+            beat.cancel()
+            forward.cancel()
+            continuation.finish()
+        }
+        for await item in items {
+            try Task.checkCancellation()
+            switch item {
+            case .event(let number, let event):
+                try await writer.write(ByteBuffer(bytes: Self.frame(event, id: "\(turnID):\(number)")))
+            case .heartbeat:
+                try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+            case .end:
+                return
+            }
+        }
+    }
+
+    static func frame(_ event: TurnEvent, id: String) -> [UInt8] {
+        Array("id: \(id)\nevent: \(event.name)\ndata: ".utf8) + Array(event.jsonData()) + Array("\n\n".utf8)
+    }
+
+    /// The turn and event number of a `Last-Event-ID` header ("<turn id>:<n>").
+    static func resumePoint(_ header: String?) -> (turnID: String, after: Int)? {
+        guard let header, let colon = header.lastIndex(of: ":"), let number = Int(header[header.index(after: colon)...]) else { return nil }
+        return (String(header[..<colon]), number)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import GRDB
+
+extension ChatStore {
+    /// A thread with its number of visible messages, as a session list shows it.
+    public struct ThreadSummary: Sendable, Hashable {
+        public var thread: ThreadRecord
+        public var messageCount: Int
+    }
+
+    /// The user's threads with one assistant, most recently active first, with message counts.
+    public func threadSummaries(userID: String, assistant: String) throws -> [ThreadSummary] {
+        try writer.read { db in
+            let threads = try ThreadRecord.filter(Column("userID") == userID && Column("assistant") == assistant && Column("deletedAt") == nil)
+                .order(Column("updatedAt").desc).fetchAll(db)
+            return try threads.map { thread in
+                let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM message WHERE threadID = ? AND deletedAt IS NULL", arguments: [thread.id]) ?? 0
+                return ThreadSummary(thread: thread, messageCount: count)
+            }
+        }
+    }
+
+    /// Whether any thread, deleted or not, has this id (a client may name a new session itself).
+    public func threadExists(id: String) throws -> Bool {
+        try writer.read { db in try ThreadRecord.filter(key: id).fetchCount(db) > 0 }
+    }
+
+    /// Hides a thread and its messages at once; returns false when there is no such thread.
+    public func deleteThread(id: String, now: Date = Date()) throws -> Bool {
+        try writer.write { db in
+            try db.execute(sql: "UPDATE message SET deletedAt = ? WHERE threadID = ? AND deletedAt IS NULL", arguments: [now, id])
+            try db.execute(sql: "UPDATE thread SET deletedAt = ? WHERE id = ? AND deletedAt IS NULL", arguments: [now, id])
+            return db.changesCount > 0
+        }
+    }
+}

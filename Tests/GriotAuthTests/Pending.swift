@@ -1,0 +1,1 @@
+// The auth tests arrive with the auth branch.
