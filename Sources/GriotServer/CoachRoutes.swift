@@ -9,6 +9,7 @@ import Hummingbird
 struct CoachRoutes: Sendable {
     let engine: ChatEngine
     let turns: TurnRegistry
+    let observer: TurnMetricsObserver
 
     static let assistant = "coach"
 
@@ -119,7 +120,7 @@ struct CoachRoutes: Sendable {
     @Sendable func send(_ request: Request, context: GriotRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let thread = try ownThread(context)
-        return try await EventStreamResponse.start(request, context: context, turns: turns) { request in
+        return try await EventStreamResponse.start(request, context: context, turns: turns, observer: observer) { request in
             let body: SendBody
             do {
                 body = try await request.decode(as: SendBody.self, context: context)

@@ -6,7 +6,7 @@ import Hummingbird
 /// The SSE response of a turn: a new turn, or, with `Last-Event-ID`, the rest of one that is
 /// still running or finished a short while ago.
 enum EventStreamResponse {
-    static func start(_ request: Request, context: GriotRequestContext, turns: TurnRegistry,
+    static func start(_ request: Request, context: GriotRequestContext, turns: TurnRegistry, observer: TurnMetricsObserver,
                       newTurn: (inout Request) async throws -> ChatTurn) async throws -> Response {
         let caller = try context.requireCaller()
         var request = request
@@ -20,7 +20,7 @@ enum EventStreamResponse {
             (turnID, events) = (point.turnID, resumed)
         } else {
             let turn = try await newTurn(&request)
-            await turns.register(turn, owner: caller.userID)
+            await turns.register(turn, owner: caller.userID, finished: observer.finished)
             guard let subscribed = await turns.subscribe(turnID: turn.id, owner: caller.userID, after: 0) else {
                 throw APIError(.internalServerError, code: "internal_error", "The turn could not be followed; try again.")
             }

@@ -11,6 +11,7 @@ import Hummingbird
 struct GriotRoutes: Sendable {
     let engine: ChatEngine
     let turns: TurnRegistry
+    let observer: TurnMetricsObserver
 
     static let assistant = "griot"
 
@@ -108,13 +109,16 @@ struct GriotRoutes: Sendable {
         let turn = try await startTurn(&request, context: context)
         var summary: TurnSummary?
         var failure: TurnFailure?
+        var events: [TurnEvent] = []
         for await event in turn.events {
+            events.append(event)
             switch event {
             case .done(let done): summary = done
             case .error(let error): failure = error
             default: break
             }
         }
+        observer.finished(events)
         guard let summary, summary.status == .complete || summary.status == .stopped else {
             let failure = failure ?? TurnFailure(code: "internal_error", message: "The reply could not be completed; your message is saved, try again.")
             let status: HTTPResponse.Status = failure.code == "ai_unavailable" ? .serviceUnavailable : .badGateway
@@ -125,7 +129,7 @@ struct GriotRoutes: Sendable {
     }
 
     @Sendable func stream(_ request: Request, context: GriotRequestContext) async throws -> Response {
-        try await EventStreamResponse.start(request, context: context, turns: turns) { request in
+        try await EventStreamResponse.start(request, context: context, turns: turns, observer: observer) { request in
             try await startTurn(&request, context: context)
         }
     }

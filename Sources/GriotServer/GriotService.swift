@@ -15,21 +15,25 @@ public struct GriotService: Sendable {
     public let verifier: TokenVerifier
     /// Running and recent turns, for stop and for resuming streams.
     public let turns: TurnRegistry
+    public let metrics: ServiceMetrics
 
-    public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry = TurnRegistry()) {
+    public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry = TurnRegistry(), metrics: ServiceMetrics = ServiceMetrics()) {
         self.engine = engine
         self.verifier = verifier
         self.turns = turns
+        self.metrics = metrics
     }
 
     public func router() -> Router<GriotRequestContext> {
         let router = Router(context: GriotRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
-        HealthRoutes(engine: engine).add(to: router)
+        router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
+        HealthRoutes(engine: engine, metrics: metrics).add(to: router)
+        let observer = TurnMetricsObserver(metrics: metrics, counters: engine.counters)
         let api = router.group("api").add(middleware: AuthMiddleware(verifier: verifier))
-        GriotRoutes(engine: engine, turns: turns).add(to: api.group("griot"))
+        GriotRoutes(engine: engine, turns: turns, observer: observer).add(to: api.group("griot"))
         StoryRoutes(archive: engine.archive).add(to: api.group("stories"))
-        CoachRoutes(engine: engine, turns: turns).add(to: api.group("coach"))
+        CoachRoutes(engine: engine, turns: turns, observer: observer).add(to: api.group("coach"))
         return router
     }
 

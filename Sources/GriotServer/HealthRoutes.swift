@@ -7,6 +7,7 @@ import Hummingbird
 /// writes, and the providers' circuit breakers), both without a token.
 struct HealthRoutes: Sendable {
     let engine: ChatEngine
+    let metrics: ServiceMetrics
 
     struct Liveness: ResponseEncodable {
         var status = "ok"
@@ -25,6 +26,11 @@ struct HealthRoutes: Sendable {
         router.get("healthz") { _, _ in Liveness() }
         router.get("readyz", use: readiness)
         router.get("openapi.yaml") { _, _ in OpenAPIDocument.response() }
+        router.get("metrics") { _, _ in
+            let text = metrics.render(breakers: await engine.breakers.snapshots())
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
     }
 
     @Sendable func readiness(_ request: Request, context: GriotRequestContext) async throws -> EditedResponse<Readiness> {

@@ -39,14 +39,15 @@ public actor TurnRegistry {
         self.grace = grace
     }
 
-    /// Starts recording a turn's events; they are kept even while nobody listens.
-    public func register(_ turn: ChatTurn, owner: String) {
+    /// Starts recording a turn's events; they are kept even while nobody listens. `finished`
+    /// gets all of them once the turn is done (for metrics).
+    public func register(_ turn: ChatTurn, owner: String, finished: (@Sendable ([TurnEvent]) -> Void)? = nil) {
         prune()
         let entry = Entry(turn: turn, owner: owner)
         entries[turn.id] = entry
         Task { [weak self] in
             for await event in turn.events { await self?.record(event, turnID: turn.id) }
-            await self?.close(turnID: turn.id)
+            if let events = await self?.close(turnID: turn.id) { finished?(events) }
         }
     }
 
@@ -84,12 +85,13 @@ public actor TurnRegistry {
         for listener in entry.listeners.values { listener.yield((entry.events.count, event)) }
     }
 
-    private func close(turnID: String) {
-        guard let entry = entries[turnID] else { return }
+    private func close(turnID: String) -> [TurnEvent]? {
+        guard let entry = entries[turnID] else { return nil }
         entry.finished = true
         entry.finishedAt = Date()
         for listener in entry.listeners.values { listener.finish() }
         entry.listeners = [:]
+        return entry.events
     }
 
     private func leave(turnID: String, key: UUID) {

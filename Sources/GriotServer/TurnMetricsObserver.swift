@@ -1,0 +1,28 @@
+import GriotChat
+
+/// Turns a finished turn's events into metrics: latency, time to first token, tokens in (the
+/// ledger's exact prompt count) and out (the reply counted with the prompt's encoding).
+struct TurnMetricsObserver: Sendable {
+    let metrics: ServiceMetrics
+    let counters: TokenCounters
+
+    func finished(_ events: [TurnEvent]) {
+        var meta: TurnMeta?
+        var summary: TurnSummary?
+        var ledger: TokenLedger?
+        var failure: TurnFailure?
+        for event in events {
+            switch event {
+            case .meta(let value): meta = value
+            case .done(let value): summary = value
+            case .budget(let value): ledger = value
+            case .error(let value): failure = value
+            default: break
+            }
+        }
+        guard let meta, let summary else { return }
+        let tokensOut = (try? counters.counter(for: ledger?.encoding))?.count(summary.text) ?? 0
+        metrics.turn(assistant: meta.assistant, model: meta.model, summary: summary, tokensIn: ledger?.promptTokens,
+                     tokensOut: tokensOut, failure: failure)
+    }
+}

@@ -1,1 +1,0 @@
-// The auth tests arrive with the auth branch.
