@@ -23,7 +23,7 @@ public struct AuthConfiguration: Sendable, Equatable {
     /// The development secret, published here and in the README so that local curl examples work.
     /// Used only when `GRIOT_AUTH_MODE=development` and no `GRIOT_JWT_SECRET` is set; refused in production.
     public static let developmentSecret = "griot-development-secret-change-me"
-    /// The shortest HS256 secret accepted outside development mode: 256 bits, the size of the hash.
+    /// The shortest HS256 secret accepted: 256 bits, the size of the hash (RFC 7518 §3.2).
     public static let minimumSecretBytes = 32
     public static let defaultLeewaySeconds: Double = 30
 
@@ -85,12 +85,13 @@ public struct AuthConfiguration: Sendable, Equatable {
                 "the clock leeway is \(leewaySeconds) s, outside 0...300; use e.g. 30 (GRIOT_JWT_LEEWAY_SECONDS), or leave it unset",
                 variable: "GRIOT_JWT_LEEWAY_SECONDS")
         }
-        if let secret = hs256Secret, !development {
-            guard secret != Self.developmentSecret else {
+        if let secret = hs256Secret {
+            guard development || secret != Self.developmentSecret else {
                 throw AuthConfigurationError(
                     "GRIOT_JWT_SECRET is the published development secret, which anyone can use to sign tokens; generate your own (openssl rand -base64 48), or set GRIOT_AUTH_MODE=development for local use",
                     variable: "GRIOT_JWT_SECRET")
             }
+            // In development mode too: jwt-kit asserts an HMAC key at least as long as the hash.
             guard secret.utf8.count >= Self.minimumSecretBytes else {
                 throw AuthConfigurationError(
                     "GRIOT_JWT_SECRET is \(secret.utf8.count) bytes; HS256 needs at least \(Self.minimumSecretBytes) random bytes, e.g. the output of openssl rand -base64 48",
