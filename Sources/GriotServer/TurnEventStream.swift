@@ -20,6 +20,9 @@ struct TurnEventStream: Sendable {
         .contentType: "text/event-stream; charset=utf-8",
         .cacheControl: "no-cache",
         HTTPField.Name("X-Accel-Buffering")!: "no",
+        // The server closes a stream's connection when the stream ends (so that a hang-up can be
+        // noticed while it runs); saying so keeps clients from reusing it for the next request.
+        .connection: "close",
     ]
 
     enum Item: Sendable {

@@ -28,22 +28,17 @@ func frames(_ text: String) -> [(id: String, event: String, data: [String: Any])
         let maya = try await service.headers("u-maya", families: [])
         let coach = try await service.headers("u-coach-lee", role: .coach)
         try await service.test(.live) { client in
-            try await client.execute(uri: "/api/coach/courses/course-7/instructions", method: .put, headers: maya,
-                                     body: body(["instructions": "x"])) { response in
-                #expect(response.status == .forbidden)
-            }
-            try await client.execute(uri: "/api/coach/courses/course-7/instructions", method: .put, headers: coach,
-                                     body: body(["instructions": "Always end with one question about the week's practice.", "title": "Leading From Within"])) { response in
-                #expect(response.status == .ok)
-                #expect(json(response.body)["title"] as? String == "Leading From Within")
-            }
-            let threadID = try await client.execute(uri: "/api/coach/threads", method: .post, headers: maya, body: body(["course_id": "course-7"])) { response in
-                #expect(response.status == .ok)
-                return try #require(json(response.body)["id"] as? String)
-            }
-            try await client.execute(uri: "/api/coach/threads", method: .post, headers: maya, body: body(["course_id": "course-7"])) { response in
-                #expect(json(response.body)["id"] as? String == threadID, "created once")
-            }
+            let refused = try await live(client, .PUT, "/api/coach/courses/course-7/instructions", headers: maya, body: body(["instructions": "x"]))
+            #expect(refused.status == 403)
+            let course = try await live(client, .PUT, "/api/coach/courses/course-7/instructions", headers: coach,
+                                        body: body(["instructions": "Always end with one question about the week's practice.", "title": "Leading From Within"]))
+            #expect(course.status == 200)
+            #expect(course.text.contains("Leading From Within"))
+            let opened = try await live(client, .POST, "/api/coach/threads", headers: maya, body: body(["course_id": "course-7"]))
+            #expect(opened.status == 200)
+            let threadID = try #require(object(opened.text)["id"] as? String)
+            let again = try await live(client, .POST, "/api/coach/threads", headers: maya, body: body(["course_id": "course-7"]))
+            #expect(object(again.text)["id"] as? String == threadID, "created once")
             for message in ["I keep putting off the hard conversation.", "It is with my manager."] {
                 let response = try await live(client, .POST, "/api/coach/threads/\(threadID)/messages", headers: maya, body: body(["content": message]))
                 #expect(response.status == 200)
@@ -51,26 +46,20 @@ func frames(_ text: String) -> [(id: String, event: String, data: [String: Any])
                 #expect(events.first?.event == "meta" && events.last?.event == "done")
                 #expect(events.allSatisfy { $0.id.hasPrefix((events.first?.data["turn_id"] as? String ?? "?") + ":") })
             }
-            try await client.execute(uri: "/api/coach/threads/\(threadID)/messages?limit=3", method: .get, headers: maya) { response in
-                #expect(response.status == .ok)
-                let page = json(response.body)
-                let messages = try #require(page["messages"] as? [[String: Any]])
-                #expect(messages.count == 3)
-                #expect(messages.last?["role"] as? String == "assistant")
-                #expect(page["has_more"] as? Bool == true)
-                #expect(page["unread_count"] as? Int == 4)
-                let oldest = try #require(messages.first?["id"] as? String)
-                try await client.execute(uri: "/api/coach/threads/\(threadID)/messages?before=\(oldest)", method: .get, headers: maya) { response in
-                    #expect((json(response.body)["messages"] as? [[String: Any]])?.count == 1)
-                }
-            }
+            let page = try await live(client, .GET, "/api/coach/threads/\(threadID)/messages?limit=3", headers: maya)
+            #expect(page.status == 200)
+            let fields = object(page.text)
+            let messages = try #require(fields["messages"] as? [[String: Any]])
+            #expect(messages.count == 3)
+            #expect(messages.last?["role"] as? String == "assistant")
+            #expect(fields["has_more"] as? Bool == true)
+            #expect(fields["unread_count"] as? Int == 4)
+            let oldest = try #require(messages.first?["id"] as? String)
+            let earlier = try await live(client, .GET, "/api/coach/threads/\(threadID)/messages?before=\(oldest)", headers: maya)
+            #expect((object(earlier.text)["messages"] as? [[String: Any]])?.count == 1)
             let stranger = try await service.headers("u-stranger")
-            try await client.execute(uri: "/api/coach/threads/\(threadID)/messages", method: .get, headers: stranger) { response in
-                #expect(response.status == .notFound)
-            }
-            try await client.execute(uri: "/api/coach/threads", method: .post, headers: maya, body: body([:])) { response in
-                #expect(response.status == .badRequest)
-            }
+            #expect(try await live(client, .GET, "/api/coach/threads/\(threadID)/messages", headers: stranger).status == 404)
+            #expect(try await live(client, .POST, "/api/coach/threads", headers: maya, body: body([:])).status == 400)
         }
         // The coach's instructions reached the system prompt of Maya's turns.
         let turns = try service.engine.chats.turns(threadID: try #require(service.engine.chats.threads(userID: "u-maya", assistant: "coach").first).id)

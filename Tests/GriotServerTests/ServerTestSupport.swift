@@ -86,3 +86,7 @@ func live(_ client: any TestClientProtocol, _ method: NIOHTTP1.HTTPMethod, _ pat
     for header in response.headers { fields[header.name.lowercased()] = header.value }
     return LiveResponse(status: Int(response.status.code), headers: fields, text: String(buffer: collected))
 }
+
+func object(_ text: String) -> [String: Any] {
+    (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+}
