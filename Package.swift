@@ -122,6 +122,10 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         // Runs the built `griot` binary the way a person or a script would.
-        .testTarget(name: "GriotCLITests", dependencies: ["GriotCLI", "GriotTestSupport"]),
+        .testTarget(name: "GriotCLITests", dependencies: [
+            "GriotCLI", "GriotTestSupport", "GriotAuth", "GriotStore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
     ]
 )

@@ -43,6 +43,14 @@ struct ServeCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
         _ = try archive.indexedPassageCount()   // load the index before taking traffic
         Terminal.note("griot serving on http://\(host):\(port) (\(engine.provider.name)); GET /readyz to check")
-        try await GriotService(engine: engine, verifier: verifier).application(host: host, port: port).runService()
+        // Replies left streaming by a service that died count as interrupted once this stale.
+        let environment = ProcessInfo.processInfo.environment
+        let interruptedAfter = try environment["GRIOT_INTERRUPTED_AFTER_SECONDS"].map { text -> Double in
+            guard let seconds = Double(text), seconds >= 0 else {
+                throw ValidationError("GRIOT_INTERRUPTED_AFTER_SECONDS=\(text) is not a number of seconds; use e.g. 90, or unset it")
+            }
+            return seconds
+        } ?? 90
+        try await GriotService(engine: engine, verifier: verifier).application(host: host, port: port, interruptedAfter: interruptedAfter).runService()
     }
 }

@@ -37,9 +37,12 @@ public struct GriotService: Sendable {
         return router
     }
 
-    public func application(host: String, port: Int, logger: Logger? = nil) -> some ApplicationProtocol {
+    /// The service with its scheduled jobs. `interruptedAfter`: see `MaintenanceService`.
+    public func application(host: String, port: Int, interruptedAfter: Double = 90, logger: Logger? = nil) -> some ApplicationProtocol {
         var logger = logger ?? Logger(label: "griot")
         logger.logLevel = .info
-        return Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "griot"), logger: logger)
+        let jobs = MaintenanceService(chats: engine.chats, interruptedAfter: interruptedAfter, logger: logger)
+        return Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "griot"),
+                           services: [jobs], logger: logger)
     }
 }

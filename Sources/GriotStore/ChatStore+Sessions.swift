@@ -33,4 +33,24 @@ extension ChatStore {
             return db.changesCount > 0
         }
     }
+
+    /// Marks replies left `streaming` by a service that stopped (killed, crashed) as
+    /// `interrupted`, with their turns. Only replies untouched for `staleAfter` seconds count, so
+    /// that another node's live replies (rewritten every half second) are left alone.
+    @discardableResult
+    public func markInterruptedReplies(staleAfter: Double, now: Date = Date()) throws -> Int {
+        let cutoff = now.addingTimeInterval(-staleAfter)
+        return try writer.write { db in
+            try db.execute(sql: """
+                UPDATE turn SET status = 'interrupted', finishedAt = ? WHERE status = 'streaming'
+                AND assistantMessageID IN (SELECT id FROM message WHERE status = 'streaming' AND updatedAt <= ?)
+                """, arguments: [now, cutoff])
+            try db.execute(sql: """
+                UPDATE message SET status = 'interrupted', updatedAt = ?,
+                error = 'The service stopped while this reply was being written; ask again to get a whole answer.'
+                WHERE status = 'streaming' AND updatedAt <= ?
+                """, arguments: [now, cutoff])
+            return db.changesCount
+        }
+    }
 }

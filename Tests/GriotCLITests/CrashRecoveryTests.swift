@@ -1,0 +1,108 @@
+import AsyncHTTPClient
+import Foundation
+import GRDB
+import GriotAuth
+import GriotTestSupport
+import NIOCore
+import Testing
+
+/// `griot serve` killed with SIGKILL in the middle of streams, then started again.
+@Suite struct CrashRecoveryTests {
+    /// A `griot serve` child process on a port of its own.
+    final class Server {
+        let process = Process()
+        let port: Int
+
+        init(sandbox: GriotSandbox, port: Int, environment extra: [String: String]) throws {
+            self.port = port
+            process.executableURL = GriotSandbox.binary
+            process.arguments = ["serve", "--port", String(port)]
+            var environment = ProcessInfo.processInfo.environment
+            environment["XDG_DATA_HOME"] = sandbox.directory.appendingPathComponent("data").path
+            environment["GRIOT_DB"] = nil
+            for name in ["OPENAI_API_KEY", "GRIOT_PROVIDER", "GRIOT_JWT_SECRET", "GRIOT_JWKS_FILE"] { environment[name] = nil }
+            environment.merge(extra) { _, new in new }
+            process.environment = environment
+            process.currentDirectoryURL = GriotSandbox.packageRoot
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+        }
+
+        func waitUntilReady(timeout: Duration = .seconds(120)) async throws {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/readyz"), timeout: .seconds(2)),
+                   response.status == .ok { return }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            throw CancellationError()
+        }
+
+        func kill() {
+            Foundation.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+
+        func stop() {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    @Test func everyUserMessageSurvivesAndInterruptedRepliesAreMarked() async throws {
+        let sandbox = try GriotSandbox()
+        let pieces = (0..<400).map { "w\($0) " }
+        try await StubChatServer.with({ _ in .stream(pieces, pause: 0.02) }) { stub in
+            let port = Int.random(in: 20_000..<40_000)
+            let environment = ["GRIOT_AUTH_MODE": "development", "OPENAI_BASE_URL": stub.baseURL, "OPENAI_MODEL": "stub-model",
+                               "GRIOT_INTERRUPTED_AFTER_SECONDS": "0"]
+            let first = try Server(sandbox: sandbox, port: port, environment: environment)
+            try await first.waitUntilReady()
+            let verifier = try await TokenVerifier.make(AuthConfiguration(environment: ["GRIOT_AUTH_MODE": "development"]))
+
+            // Five people ask at once; the stub answers slowly (8 s each).
+            let questions = (1...5).map { "Question number \($0) about the flood" }
+            let streams = Task {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (index, question) in questions.enumerated() {
+                        let token = try await verifier.mintDevelopmentToken(userID: "u-crash-\(index)", role: .client)
+                        group.addTask {
+                            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/griot/chat/stream")
+                            request.method = .POST
+                            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                            request.headers.add(name: "Content-Type", value: "application/json")
+                            request.body = .bytes(ByteBuffer(bytes: Array(try JSONSerialization.data(withJSONObject: ["message": question]))))
+                            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                            for try await _ in response.body {}
+                        }
+                    }
+                    try? await group.waitForAll()
+                }
+            }
+            #expect(await stub.waitUntil(timeout: 30) { $0.count == 5 })
+            try await Task.sleep(for: .seconds(1))
+            first.kill()
+            _ = await streams.result
+
+            // Started again, the node marks the replies its predecessor left streaming.
+            let second = try Server(sandbox: sandbox, port: port, environment: environment)
+            try await second.waitUntilReady()
+            try await Task.sleep(for: .milliseconds(500))
+            second.stop()
+
+            let database = sandbox.directory.appendingPathComponent("data/griot/griot.sqlite").path
+            let queue = try DatabaseQueue(path: database)
+            try await queue.read { db in
+                #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+                let asked = try String.fetchAll(db, sql: "SELECT content FROM message WHERE role = 'user' ORDER BY content")
+                #expect(asked == questions.sorted(), "every user message is there")
+                let replies = try Row.fetchAll(db, sql: "SELECT status, content FROM message WHERE role = 'assistant'")
+                #expect(replies.count == 5)
+                #expect(replies.allSatisfy { $0["status"] as String == "interrupted" }, "\(replies)")
+                #expect(replies.contains { ($0["content"] as String).hasPrefix("w0 ") }, "the text written before the kill is kept")
+                #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM turn WHERE status = 'streaming'") == 0)
+            }
+        }
+    }
+}
