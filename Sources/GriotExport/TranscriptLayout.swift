@@ -137,13 +137,13 @@ struct TranscriptLayout: Sendable {
         page.text(pageLabel, font: .helvetica, size: metaSize, x: pageSize.width - margin - pageLabelWidth, y: top - 12, gray: 0.35)
 
         let title = export.thread.title.isEmpty ? "Untitled conversation" : export.thread.title
-        let titleBytes = Self.fitting(WinAnsiEncoding.bytes(for: title.replacingOccurrences(of: "\n", with: " ")),
+        let titleBytes = Self.fitting(WinAnsiEncoding.bytes(for: Self.singleLine(title)),
                                       font: .helveticaBold, size: 12, width: contentWidth - pageLabelWidth - 12)
         page.text(titleBytes, font: .helveticaBold, size: 12, x: margin, y: top - 12)
 
         let course = export.courseTitle ?? export.thread.courseID ?? "none"
         let details = "Course: \(course)  \u{B7}  Exported \(export.exportedAt.exportTimestamp) by \(export.exportedBy)"
-        let detailBytes = Self.fitting(WinAnsiEncoding.bytes(for: details.replacingOccurrences(of: "\n", with: " ")),
+        let detailBytes = Self.fitting(WinAnsiEncoding.bytes(for: Self.singleLine(details)),
                                        font: .helvetica, size: metaSize, width: contentWidth)
         page.text(detailBytes, font: .helvetica, size: metaSize, x: margin, y: top - 26, gray: 0.35)
         page.rule(fromX: margin, toX: pageSize.width - margin, y: top - 33)
@@ -163,6 +163,11 @@ struct TranscriptLayout: Sendable {
         let x = pageSize.width / 2 - (halfWidth * cos(angle) - halfCapHeight * sin(angle))
         let y = pageSize.height / 2 - (halfWidth * sin(angle) + halfCapHeight * cos(angle))
         page.rotatedText(text, font: font, size: size, x: x, y: y, angle: angle, gray: 0.85)
+    }
+
+    /// Header text on one line: every kind of line break ("\r\n", U+2028…) becomes a space.
+    static func singleLine(_ text: String) -> String {
+        String(text.map { $0.isNewline ? " " : $0 })
     }
 
     /// `bytes` cut to fit `width`, ending in an ellipsis when anything was cut.

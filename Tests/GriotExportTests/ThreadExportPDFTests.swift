@@ -115,6 +115,13 @@ struct ThreadExportPDFTests {
         }
     }
 
+    @Test("A title with line breaks stays on the header's one line")
+    func multilineTitle() throws {
+        let export = ExportFixtures.export([], thread: ExportFixtures.thread(title: "Aunt Lil\r\nand the\nledger"))
+        let page = try #require(try PDFInspection(export.pdf()).pageContents.first)
+        #expect(page.contains("(Aunt Lil and the ledger) Tj"))
+    }
+
     @Test("A4 exports use the A4 media box, Letter is the default")
     func pageSizes() throws {
         #expect(try PDFInspection(shortThread.pdf()).mediaBoxes == ["0 0 612 792"])
