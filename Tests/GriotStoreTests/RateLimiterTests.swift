@@ -123,24 +123,35 @@ struct RateLimiterTests {
     func admitCost() throws {
         let database = try TemporaryDatabase()
         let limiter = try RateLimiter(writer: database.pool())
-        // A fresh user per call (the common case: a short history) ...
-        let fresh = 2_000
-        var clock = ContinuousClock.now
-        for index in 0..<fresh { _ = try limiter.admit(userID: "u-\(index % 400)", now: t0 + Double(index / 400) * 30) }
-        let freshMicros = (ContinuousClock.now - clock) / fresh
-        // ... and a user near the daily limit, whose whole day is read (refused after 300).
-        clock = ContinuousClock.now
-        for index in 0..<400 { _ = try limiter.admit(userID: "u-busy", now: t0 + Double(index) * 100) }
-        let busyMicros = (ContinuousClock.now - clock) / 400
+        // Best of five rounds, so that other tests and builds sharing the cores do not decide the figure.
+        func perCall(_ calls: Int, _ body: (Int, Int) throws -> Void) rethrows -> Duration {
+            var best = Duration.seconds(1_000)
+            for round in 0..<5 {
+                let start = ContinuousClock.now
+                for call in 0..<calls { try body(round, call) }
+                best = min(best, (ContinuousClock.now - start) / calls)
+            }
+            return best
+        }
+        // Users with a short history, each message admitted and recorded (the common case) ...
+        let short = try perCall(400) { round, call in
+            _ = try limiter.admit(userID: "u-\(call % 100)", now: t0 + Double(round * 4 + call / 100) * 30)
+        }
+        // ... and a user at the daily limit, whose whole day (300 rows) is read and refused.
+        for index in 0..<300 { _ = try limiter.admit(userID: "u-busy", now: t0 + Double(index) * 100) }
+        let fullDay = try perCall(200) { round, call in
+            let allowed = try limiter.admit(userID: "u-busy", now: t0 + 30_000 + Double(round * 200 + call)).isAllowed
+            #expect(!allowed)
+        }
         // For scale: an empty write transaction on the same pool.
-        clock = ContinuousClock.now
-        for _ in 0..<2_000 { try limiter.writer.write { _ in } }
-        let emptyMicros = (ContinuousClock.now - clock) / 2_000
-        let micros = { (duration: Duration) in String(format: "%.0f µs", Double(duration.components.attoseconds) / 1e12 + Double(duration.components.seconds) * 1e6) }
-        print("admit() on an on-disk WAL pool: \(micros(freshMicros)) a call with a short history, \(micros(busyMicros)) with a full day"
-              + " (an empty write transaction: \(micros(emptyMicros)))")
-        #expect(freshMicros < .milliseconds(1))
-        #expect(busyMicros < .milliseconds(1))
+        let empty = try perCall(400) { _, _ in try limiter.writer.write { _ in } }
+        let micros = { (duration: Duration) in
+            String(format: "%.0f µs", Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12)
+        }
+        print("admit() on an on-disk WAL pool, best of 5 rounds: \(micros(short)) a call with a short history, \(micros(fullDay)) at a full day"
+              + " (an empty write transaction: \(micros(empty)))")
+        #expect(short < .milliseconds(1))
+        #expect(fullDay < .milliseconds(1))
     }
 }
 
