@@ -38,6 +38,28 @@ public struct MessageRecord: Codable, Sendable, Hashable, FetchableRecord, Persi
     public var createdAt: Date
     public var updatedAt: Date
     public var deletedAt: Date?
+    /// Goes up by one with every change of the text (an edit, or a reply being written), so
+    /// the ETag of what a client saw goes stale when the message changes.
+    public var version: Int
+}
+
+/// A message older than the archive age, moved out of `message` by `archiveMessages`: no chat
+/// read shows it any more, but a user's export still includes it (`archivedMessages(threadID:)`).
+public struct ArchivedMessageRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "archivedMessage"
+
+    public var id: String
+    public var threadID: String
+    public var sequence: Int
+    public var role: MessageRecord.Role
+    public var content: String
+    public var status: MessageStatus
+    public var turnID: String?
+    public var error: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var version: Int
+    public var archivedAt: Date
 }
 
 /// What produced one reply. `snapshot` is JSON written by the chat pipeline.

@@ -56,15 +56,22 @@ public final class ChatStore: Sendable {
 
     // MARK: Messages
 
-    /// Appends a message at the end of its thread and touches the thread.
+    /// Appends a message at the end of its thread, touches the thread and logs `message.create`.
+    /// `audit` (or the request's `AuditContext.current`) says who sent it and from where;
+    /// `moderation` is the safety stages' verdict on it, as JSON.
     @discardableResult
     public func appendMessage(threadID: String, role: MessageRecord.Role, content: String, status: MessageStatus = .complete,
-                              turnID: String? = nil, now: Date = Date()) throws -> MessageRecord {
-        try writer.write { db in
-            let last = try Int.fetchOne(db, sql: "SELECT MAX(sequence) FROM message WHERE threadID = ?", arguments: [threadID]) ?? 0
+                              turnID: String? = nil, now: Date = Date(), moderation: String? = nil, audit: AuditContext? = nil) throws -> MessageRecord {
+        let context = audit ?? AuditContext.current
+        return try writer.write { db in
+            // Archived messages keep their places: a new message goes after them too.
+            let last = try Int.fetchOne(db, sql: """
+                SELECT MAX(last) FROM (SELECT MAX(sequence) AS last FROM message WHERE threadID = ?1
+                                       UNION ALL SELECT MAX(sequence) FROM archivedMessage WHERE threadID = ?1)
+                """, arguments: [threadID]) ?? 0
             let message = MessageRecord(id: UUID().uuidString.lowercased(), threadID: threadID, sequence: last + 1, role: role,
                                         content: content, status: status, turnID: turnID, error: nil,
-                                        createdAt: now, updatedAt: now, deletedAt: nil)
+                                        createdAt: now, updatedAt: now, deletedAt: nil, version: 1)
             try message.insert(db)
             try db.execute(sql: "UPDATE thread SET updatedAt = ? WHERE id = ?", arguments: [now, threadID])
             if role == .user {
@@ -72,20 +79,46 @@ public final class ChatStore: Sendable {
                 try db.execute(sql: "UPDATE thread SET title = ? WHERE id = ? AND title = ''",
                                arguments: [String(content.prefix(80)), threadID])
             }
+            let owner = try String.fetchOne(db, sql: "SELECT userID FROM thread WHERE id = ?", arguments: [threadID])
+            var entry = AuditEntry(at: now, action: .messageCreate, userID: owner, actorID: context?.actorID ?? (role == .user ? owner : nil),
+                                   threadID: threadID, messageID: message.id, ipHash: context?.ipHash, moderation: moderation,
+                                   details: AuditEntry.details(["role": .string(role.rawValue), "status": .string(status.rawValue)]))
+            try entry.insert(db)
             return message
         }
     }
 
-    /// Records a reply's text and where it ended.
-    public func finishMessage(id: String, content: String, status: MessageStatus, error: String? = nil, now: Date = Date()) throws {
+    /// Records a reply's text and where it ended. Each call moves the message to a new version
+    /// (its ETag changes with its text); the last one, which leaves `streaming`, logs
+    /// `message.update`. The flushes while a reply streams are not logged: they are one reply
+    /// being written, and would fill the log with a row every half second.
+    public func finishMessage(id: String, content: String, status: MessageStatus, error: String? = nil, now: Date = Date(),
+                              moderation: String? = nil) throws {
+        let context = AuditContext.current
         try writer.write { db in
-            try db.execute(sql: "UPDATE message SET content = ?, status = ?, error = ?, updatedAt = ? WHERE id = ?",
+            try db.execute(sql: "UPDATE message SET content = ?, status = ?, error = ?, updatedAt = ?, version = version + 1 WHERE id = ?",
                            arguments: [content, status, error, now, id])
+            guard status != .streaming, db.changesCount > 0,
+                  let row = try Row.fetchOne(db, sql: """
+                      SELECT message.threadID, message.version, thread.userID FROM message JOIN thread ON thread.id = message.threadID
+                      WHERE message.id = ?
+                      """, arguments: [id])
+            else { return }
+            var entry = AuditEntry(at: now, action: .messageUpdate, userID: row["userID"], actorID: context?.actorID, threadID: row["threadID"],
+                                   messageID: id, ipHash: context?.ipHash, moderation: moderation,
+                                   details: AuditEntry.details(["reason": "reply", "status": .string(status.rawValue), "version": .int(row["version"])]))
+            try entry.insert(db)
         }
     }
 
-    public func message(id: String) throws -> MessageRecord? {
-        try writer.read { db in try MessageRecord.fetchOne(db, key: id) }
+    /// A message that has not been deleted (or, with `includingDeleted`, one that was deleted
+    /// but not yet purged, for an admin). Archived messages are in `archivedMessages(threadID:)`.
+    public func message(id: String, includingDeleted: Bool = false) throws -> MessageRecord? {
+        try writer.read { db in
+            var request = MessageRecord.filter(key: id)
+            if !includingDeleted { request = request.filter(Column("deletedAt") == nil) }
+            return try request.fetchOne(db)
+        }
     }
 
     /// The last `limit` messages of a thread that are not deleted, oldest first.
@@ -103,12 +136,22 @@ public final class ChatStore: Sendable {
         try writer.write { db in try turn.save(db) }
     }
 
-    public func turn(id: String) throws -> TurnRecord? {
-        try writer.read { db in try TurnRecord.fetchOne(db, key: id) }
+    /// A turn, unless its reply was deleted: the snapshot copies the reply's text, so it hides
+    /// with the reply (`includingDeleted` shows it to an admin until the purge removes it).
+    public func turn(id: String, includingDeleted: Bool = false) throws -> TurnRecord? {
+        try writer.read { db in try Self.turns(includingDeleted: includingDeleted).filter(key: id).fetchOne(db) }
     }
 
-    public func turns(threadID: String) throws -> [TurnRecord] {
-        try writer.read { db in try TurnRecord.filter(Column("threadID") == threadID).order(Column("startedAt")).fetchAll(db) }
+    /// A thread's turns in the order they started, leaving out those whose reply was deleted.
+    public func turns(threadID: String, includingDeleted: Bool = false) throws -> [TurnRecord] {
+        try writer.read { db in
+            try Self.turns(includingDeleted: includingDeleted).filter(Column("threadID") == threadID).order(Column("startedAt")).fetchAll(db)
+        }
+    }
+
+    private static func turns(includingDeleted: Bool) -> QueryInterfaceRequest<TurnRecord> {
+        if includingDeleted { return TurnRecord.all() }
+        return TurnRecord.filter(sql: "NOT EXISTS (SELECT 1 FROM message WHERE message.id = turn.assistantMessageID AND message.deletedAt IS NOT NULL)")
     }
 
     // MARK: Courses and profiles

@@ -112,6 +112,62 @@ enum Schema {
                 table.column("updatedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v4: audit, rate limits and retention") { db in
+            // A version per message, so an edit can be made conditional on what the editor saw
+            // (the ETag). Existing messages start at 1.
+            try db.alter(table: "message") { table in
+                table.add(column: "version", .integer).notNull().defaults(to: 1)
+            }
+            // The scheduled jobs find soft-deleted rows and old messages without scanning.
+            try db.execute(sql: "CREATE INDEX message_deleted ON message(deletedAt) WHERE deletedAt IS NOT NULL")
+            try db.create(index: "message_by_created", on: "message", columns: ["createdAt"])
+            try db.execute(sql: "CREATE INDEX thread_deleted ON thread(deletedAt) WHERE deletedAt IS NOT NULL")
+            // Messages older than the archive age, moved out of `message`: every read path of the
+            // chat leaves them out without a filter to forget, and an export still reads them.
+            try db.create(table: "archivedMessage") { table in
+                table.primaryKey("id", .text)
+                table.column("threadID", .text).notNull().references("thread", onDelete: .cascade)
+                table.column("sequence", .integer).notNull()
+                table.column("role", .text).notNull()
+                table.column("content", .text).notNull()
+                table.column("status", .text).notNull()
+                table.column("turnID", .text)
+                table.column("error", .text)
+                table.column("createdAt", .datetime).notNull()
+                table.column("updatedAt", .datetime).notNull()
+                table.column("version", .integer).notNull()
+                table.column("archivedAt", .datetime).notNull()
+                table.uniqueKey(["threadID", "sequence"])
+            }
+            // Who did what to which message, when and from where (a salted hash of the IP, made
+            // by the HTTP layer). Never the text of a message, so erasing content never has to
+            // rewrite the log.
+            try db.create(table: "auditEntry") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("at", .datetime).notNull()
+                table.column("action", .text).notNull()
+                table.column("userID", .text)
+                table.column("actorID", .text)
+                table.column("threadID", .text)
+                table.column("messageID", .text)
+                table.column("ipHash", .text)
+                table.column("moderation", .text)
+                table.column("details", .text)
+            }
+            try db.create(index: "auditEntry_by_at", on: "auditEntry", columns: ["at"])
+            try db.create(index: "auditEntry_by_user", on: "auditEntry", columns: ["userID", "at"])
+            try db.create(index: "auditEntry_by_actor", on: "auditEntry", columns: ["actorID", "at"])
+            try db.create(index: "auditEntry_by_thread", on: "auditEntry", columns: ["threadID", "at"])
+            try db.create(index: "auditEntry_by_action", on: "auditEntry", columns: ["action", "at"])
+            // One row per admitted user message, `at` in seconds since 1970 (a number compares
+            // faster than a date string); rows older than the longest window are pruned.
+            try db.create(table: "rateEvent") { table in
+                table.column("userID", .text).notNull()
+                table.column("at", .double).notNull()
+            }
+            try db.create(index: "rateEvent_by_user", on: "rateEvent", columns: ["userID", "at"])
+            try db.create(index: "rateEvent_by_at", on: "rateEvent", columns: ["at"])
+        }
         return migrator
     }
 }

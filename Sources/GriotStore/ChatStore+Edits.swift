@@ -1,0 +1,39 @@
+import Foundation
+import GRDB
+
+/// Editing a message, made safe against lost updates by its ETag.
+extension ChatStore {
+    /// Replaces a message's text when `ifMatch` names its current version (`*` for any), and
+    /// logs `message.update`. Returns the message as stored; its `etag` is the new ETag.
+    ///
+    /// Throws `notFound` for a missing, deleted or archived message (or one in a deleted
+    /// thread), `conflict` (with the current ETag) when `ifMatch` is stale or the reply is still
+    /// being written, and `invalid` for empty text.
+    @discardableResult
+    public func editMessage(id: String, content: String, ifMatch: String, by actorID: String, now: Date = Date(),
+                            moderation: String? = nil) throws -> MessageRecord {
+        guard !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw ChatStoreError(.invalid, "A message needs some text; send the new text, or delete the message instead.")
+        }
+        let context = AuditContext.current
+        return try writer.write { db in
+            guard var message = try MessageRecord.filter(key: id).filter(Column("deletedAt") == nil).fetchOne(db),
+                  let owner = try String.fetchOne(db, sql: "SELECT userID FROM thread WHERE id = ? AND deletedAt IS NULL", arguments: [message.threadID])
+            else { throw ChatStoreError.messageNotFound(id) }
+            guard MessageETag.matches(ifMatch, id: id, version: message.version) else { throw ChatStoreError.stale(message, sent: ifMatch) }
+            guard message.status != .streaming else {
+                throw ChatStoreError(.conflict, "Message \(id) is a reply still being written; wait for it to finish, then edit it.",
+                                     currentETag: message.etag)
+            }
+            message.content = content
+            message.updatedAt = now
+            message.version += 1
+            try message.update(db, columns: ["content", "updatedAt", "version"])
+            var entry = AuditEntry(at: now, action: .messageUpdate, userID: owner, actorID: actorID, threadID: message.threadID, messageID: id,
+                                   ipHash: context?.ipHash, moderation: moderation,
+                                   details: AuditEntry.details(["reason": "edit", "version": .int(message.version)]))
+            try entry.insert(db)
+            return message
+        }
+    }
+}

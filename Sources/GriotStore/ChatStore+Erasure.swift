@@ -1,0 +1,45 @@
+import Foundation
+import GRDB
+
+/// A user's right to erasure: everything the store holds about one user goes in one
+/// transaction, so an erasure is never half done.
+extension ChatStore {
+    /// Deletes the user's threads (live and deleted) with their messages, archived messages and
+    /// turns, the user's profile, rate-limit rows and audit entries, and removes the user's
+    /// identity and IP hash from entries about other users' data the user acted on. What stays
+    /// is one `user.purge` entry naming the user, with the counts and no content, as the record
+    /// that the erasure was done. Another user's data is not touched.
+    @discardableResult
+    public func purgeUser(userID: String, by actorID: String? = nil, now: Date = Date()) throws -> RetentionCounts {
+        let context = AuditContext.current
+        let actor = actorID ?? context?.actorID
+        return try writer.write { db in
+            var counts = RetentionCounts()
+            let threadIDs = try String.fetchAll(db, sql: "SELECT id FROM thread WHERE userID = ?", arguments: [userID])
+            for threadID in threadIDs { counts.add(try Self.removeThread(threadID, db)) }
+
+            try db.execute(sql: "DELETE FROM profile WHERE userID = ?", arguments: [userID])
+            counts.profiles = db.changesCount
+            try db.execute(sql: "DELETE FROM rateEvent WHERE userID = ?", arguments: [userID])
+            counts.rateEvents = db.changesCount
+
+            let threadList = String(decoding: try JSONEncoder().encode(threadIDs), as: UTF8.self)
+            try db.execute(sql: "DELETE FROM auditEntry WHERE userID = ? OR threadID IN (SELECT value FROM json_each(?))",
+                           arguments: [userID, threadList])
+            counts.auditEntries = db.changesCount
+            try db.execute(sql: "UPDATE auditEntry SET actorID = NULL, ipHash = NULL WHERE actorID = ?", arguments: [userID])
+
+            // The user's own address is theirs to erase too; an admin's stays, for accountability.
+            let byUser = actor == userID
+            var entry = AuditEntry(at: now, action: .userPurge, userID: userID, actorID: actor, ipHash: byUser ? nil : context?.ipHash,
+                                   details: AuditEntry.details([
+                                       "threads": .int(counts.threads), "messages": .int(counts.messages),
+                                       "archivedMessages": .int(counts.archivedMessages), "turns": .int(counts.turns),
+                                       "profiles": .int(counts.profiles), "rateEvents": .int(counts.rateEvents),
+                                       "auditEntries": .int(counts.auditEntries),
+                                   ]))
+            try entry.insert(db)
+            return counts
+        }
+    }
+}

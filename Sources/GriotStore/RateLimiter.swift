@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+
+/// Per-user message limits over rolling windows, counted in the shared database so that every
+/// service node using it agrees.
+///
+/// `admit` reads the user's recent messages and records the new one in one IMMEDIATE
+/// transaction: SQLite lets one writer in at a time across every connection and process, so
+/// two requests can never both see room for the last place. Refused attempts are not
+/// recorded: retrying does not push the wait further out.
+///
+/// ```swift
+/// let limiter = try RateLimiter(writer: store.writer)
+/// if case .refused(let refusal) = try limiter.admit(userID: user.id) {
+///     throw HTTPError(.tooManyRequests, headers: [.retryAfter: "\(refusal.retryAfterSeconds)"], message: refusal.message)
+/// }
+/// ```
+public final class RateLimiter: Sendable {
+    public let writer: any DatabaseWriter
+    public let limits: [RateLimit]
+    private let longestWindow: TimeInterval
+
+    public init(writer: any DatabaseWriter, limits: [RateLimit] = RateLimit.defaults) throws {
+        precondition(!limits.isEmpty && limits.allSatisfy { $0.count > 0 && $0.window > 0 }, "rate limits need a positive count and window")
+        self.writer = writer
+        self.limits = limits
+        self.longestWindow = limits.map(\.window).max()!
+        try Schema.migrator.migrate(writer)
+    }
+
+    /// Admits and counts one message of `userID` at `now`, or refuses it with the limit that is
+    /// full and the exact wait.
+    public func admit(userID: String, now: Date = Date()) throws -> RateDecision {
+        let at = now.timeIntervalSince1970
+        return try writer.writeWithoutTransaction { db in
+            var decision = RateDecision.allowed(remaining: 0)
+            try db.inTransaction(.immediate) {
+                // Cached statements: compiling the SQL again would cost more than running it.
+                // The user's rows older than every window count for nothing: drop them on the way.
+                try db.cachedStatement(sql: "DELETE FROM rateEvent WHERE userID = ? AND at <= ?").execute(arguments: [userID, at - longestWindow])
+                let times = try Double.fetchAll(db.cachedStatement(sql: "SELECT at FROM rateEvent WHERE userID = ? ORDER BY at"), arguments: [userID])
+                decision = Self.decide(times: times, now: at, limits: limits)
+                if decision.isAllowed {
+                    try db.cachedStatement(sql: "INSERT INTO rateEvent (userID, at) VALUES (?, ?)").execute(arguments: [userID, at])
+                }
+                return .commit
+            }
+            return decision
+        }
+    }
+
+    /// Removes every user's rows older than the longest window (users who stopped writing),
+    /// for a scheduled job. Returns how many went.
+    @discardableResult
+    public func prune(now: Date = Date()) throws -> Int {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM rateEvent WHERE at <= ?", arguments: [now.timeIntervalSince1970 - longestWindow])
+            return db.changesCount
+        }
+    }
+
+    /// The decision for a user whose counted messages were sent at `times` (ascending, all
+    /// inside the longest window). A message counts while it is less than `window` old, so the
+    /// place it holds frees exactly `window` seconds after it was sent.
+    static func decide(times: [Double], now: Double, limits: [RateLimit]) -> RateDecision {
+        var refusal: RateRefusal?
+        var remaining = Int.max
+        for limit in limits {
+            let start = now - limit.window
+            let firstInside = times.partitionPoint { $0 <= start }
+            let sent = times.count - firstInside
+            if sent < limit.count {
+                remaining = min(remaining, limit.count - sent - 1)
+                continue
+            }
+            // Room comes back when enough of the oldest leave that fewer than `count` remain.
+            let freeing = times[firstInside + sent - limit.count]
+            let wait = freeing + limit.window - now
+            if refusal == nil || wait > refusal!.retryAfter {
+                refusal = RateRefusal(limit: limit, sent: sent, retryAfter: wait)
+            }
+        }
+        if let refusal { return .refused(refusal) }
+        return .allowed(remaining: remaining)
+    }
+}
+
+extension Array where Element == Double {
+    /// The index of the first element for which `belongs` is false, in an array where it is
+    /// true for a prefix.
+    func partitionPoint(_ belongs: (Double) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

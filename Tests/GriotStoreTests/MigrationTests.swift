@@ -1,0 +1,48 @@
+import Foundation
+import GRDB
+import Testing
+@testable import GriotStore
+
+@Suite("Migrations")
+struct MigrationTests {
+    @Test("A database written at v3 opens at v4 with its messages intact, versioned and editable")
+    func upgradeFromV3() throws {
+        let database = try TemporaryDatabase()
+        do {
+            let pool = try database.pool()
+            try Schema.migrator.migrate(pool, upTo: "v3: threads, messages and turns")
+            try pool.write { db in
+                try db.execute(sql: "INSERT INTO thread (id, assistant, userID, title, createdAt, updatedAt) VALUES ('t-1', 'griot', 'u-ruth', 'Aunt Lil', ?1, ?1)",
+                               arguments: [t0])
+                try db.execute(sql: """
+                    INSERT INTO message (id, threadID, sequence, role, content, status, createdAt, updatedAt)
+                    VALUES ('m-1', 't-1', 1, 'user', 'Who was Aunt Lil?', 'complete', ?1, ?1)
+                    """, arguments: [t0])
+            }
+            #expect(try pool.read { db in try db.tableExists("auditEntry") } == false)
+        }
+
+        let store = try StoryStore(path: database.path)
+        let chats = try ChatStore(writer: store.writer)
+        let applied = try store.writer.read { db in try Schema.migrator.appliedIdentifiers(db) }
+        #expect(applied.contains("v4: audit, rate limits and retention"))
+        #expect(try store.writer.read { db in try Schema.migrator.hasCompletedMigrations(db) })
+        let message = try #require(try chats.message(id: "m-1"))
+        #expect(message.version == 1)
+        #expect(message.content == "Who was Aunt Lil?")
+        let edited = try chats.editMessage(id: "m-1", content: "Who was Aunt Lillian?", ifMatch: "\"m-m-1-v1\"", by: "u-ruth", now: t0 + 1)
+        #expect(edited.etag == "\"m-m-1-v2\"")
+        #expect(try chats.appendMessage(threadID: "t-1", role: .assistant, content: "She ran the store.", now: t0 + 2).sequence == 2)
+        #expect(try RateLimiter(writer: store.writer).admit(userID: "u-ruth", now: t0).isAllowed)
+        #expect(try chats.auditEntries(AuditFilter(threadID: "t-1")).count == 2)
+
+        // Opening it again runs nothing twice.
+        let again = try ChatStore(writer: StoryStore(path: database.path).writer)
+        #expect(try again.message(id: "m-1")?.version == 2)
+    }
+
+    @Test("v4 is the last migration and comes after v3")
+    func order() throws {
+        #expect(Schema.migrator.migrations.suffix(2) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention"])
+    }
+}
