@@ -51,6 +51,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             return seconds
         } ?? 90
-        try await GriotService(engine: engine, verifier: verifier).application(host: host, port: port, interruptedAfter: interruptedAfter).runService()
+        let service = try GriotService(engine: engine, verifier: verifier)
+        try await service.application(host: host, port: port, interruptedAfter: interruptedAfter).runService()
     }
 }

@@ -125,6 +125,7 @@ struct TranscriptLayout: Sendable {
         case .stopped: "stopped by the user"
         case .failed: "failed (the model broke off)"
         case .blocked: "blocked"
+        case .interrupted: "interrupted (the service stopped while writing it)"
         }
     }
 

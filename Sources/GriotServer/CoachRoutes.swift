@@ -10,6 +10,7 @@ struct CoachRoutes: Sendable {
     let engine: ChatEngine
     let turns: TurnRegistry
     let observer: TurnMetricsObserver
+    let limiter: RateLimiter
 
     static let assistant = "coach"
 
@@ -130,6 +131,7 @@ struct CoachRoutes: Sendable {
             guard let content = body.content, !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw APIError.badRequest("empty_message", "The message is empty; send it in \"content\".")
             }
+            try limiter.check(caller.userID)
             let role = caller.role == .coach ? "coach" : "client"
             let turnRequest = TurnRequest(assistant: Self.assistant, message: content, viewer: caller.viewer, threadID: thread.id,
                                           courseID: thread.courseID, role: role)

@@ -12,6 +12,7 @@ struct GriotRoutes: Sendable {
     let engine: ChatEngine
     let turns: TurnRegistry
     let observer: TurnMetricsObserver
+    let limiter: RateLimiter
 
     static let assistant = "griot"
 
@@ -93,6 +94,7 @@ struct GriotRoutes: Sendable {
             _ = try engine.chats.createThread(assistant: Self.assistant, userID: caller.userID, id: id)
             threadID = id
         }
+        try limiter.check(caller.userID)
         let turnRequest = TurnRequest(assistant: Self.assistant, message: message, viewer: caller.viewer, threadID: threadID)
         do {
             return try engine.startTurn(turnRequest)

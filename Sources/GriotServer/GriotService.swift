@@ -1,4 +1,5 @@
 import Foundation
+import GriotStore
 import GriotAuth
 import GriotChat
 import Hummingbird
@@ -16,12 +17,16 @@ public struct GriotService: Sendable {
     /// Running and recent turns, for stop and for resuming streams.
     public let turns: TurnRegistry
     public let metrics: ServiceMetrics
+    /// Messages per user: 30 a minute and 300 a day unless told otherwise.
+    public let limiter: RateLimiter
 
-    public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry = TurnRegistry(), metrics: ServiceMetrics = ServiceMetrics()) {
+    public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry = TurnRegistry(), metrics: ServiceMetrics = ServiceMetrics(),
+                limits: [RateLimit] = RateLimit.defaults) throws {
         self.engine = engine
         self.verifier = verifier
         self.turns = turns
         self.metrics = metrics
+        self.limiter = try RateLimiter(writer: engine.chats.writer, limits: limits)
     }
 
     public func router() -> Router<GriotRequestContext> {
@@ -31,9 +36,9 @@ public struct GriotService: Sendable {
         HealthRoutes(engine: engine, metrics: metrics).add(to: router)
         let observer = TurnMetricsObserver(metrics: metrics, counters: engine.counters)
         let api = router.group("api").add(middleware: AuthMiddleware(verifier: verifier))
-        GriotRoutes(engine: engine, turns: turns, observer: observer).add(to: api.group("griot"))
+        GriotRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("griot"))
         StoryRoutes(archive: engine.archive).add(to: api.group("stories"))
-        CoachRoutes(engine: engine, turns: turns, observer: observer).add(to: api.group("coach"))
+        CoachRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("coach"))
         return router
     }
 

@@ -21,7 +21,7 @@ enum ExportFixtures {
         let createdAt = started.addingTimeInterval(Double(sequence) * 30)
         return MessageRecord(id: "m-\(sequence)", threadID: threadID, sequence: sequence, role: role, content: content,
                              status: status, turnID: nil, error: nil, createdAt: createdAt, updatedAt: createdAt,
-                             deletedAt: deleted ? createdAt.addingTimeInterval(60) : nil)
+                             deletedAt: deleted ? createdAt.addingTimeInterval(60) : nil, version: 1)
     }
 
     static func export(_ messages: [MessageRecord], thread: ThreadRecord = thread(),

@@ -238,3 +238,28 @@ enum StoryArchiveForWrites {
         try StoryArchive(store: .inMemory(), embedder: try SentenceEmbedder())
     }
 }
+
+@Suite struct RateLimitRouteTests {
+    @Test func messagesOverTheLimitGet429WithRetryAfterAndAreNotStored() async throws {
+        let service = try await TestService(limits: [.perMinute(2), .perDay(300)])
+        let headers = try await service.headers("u-busy")
+        try await service.test { client in
+            for _ in 0..<2 {
+                try await client.execute(uri: "/api/griot/chat", method: .post, headers: headers, body: body(["message": "Who was Tad?"])) { response in
+                    #expect(response.status == .ok)
+                }
+            }
+            try await client.execute(uri: "/api/griot/chat", method: .post, headers: headers, body: body(["message": "Who was Tad?"])) { response in
+                #expect(response.status == .tooManyRequests)
+                let retryAfter = try #require(response.headers[.retryAfter].flatMap { Int($0) })
+                #expect((1...60).contains(retryAfter))
+                let error = try #require(json(response.body)["error"] as? [String: Any])
+                #expect(error["code"] as? String == "rate_limited")
+                #expect((error["message"] as? String ?? "").contains("in the last minute"))
+                #expect((error["details"] as? [String: Any])?["limit"] as? String == "per_minute")
+            }
+        }
+        let stored = try service.engine.chats.threads(userID: "u-busy", assistant: "griot")
+        #expect(stored.count == 2, "the refused message started no thread")
+    }
+}

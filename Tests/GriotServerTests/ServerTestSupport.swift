@@ -29,12 +29,13 @@ struct TestService {
     let service: GriotService
     let verifier: TokenVerifier
 
-    init(provider: any ChatProvider = ExtractiveResponder(), archive: StoryArchive = demoArchive, grace: Double = 10) async throws {
+    init(provider: any ChatProvider = ExtractiveResponder(), archive: StoryArchive = demoArchive, grace: Double = 10,
+         limits: [RateLimit] = RateLimit.defaults) async throws {
         let prompts = try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts"))
         let chats = try ChatStore(writer: StoryStore.inMemory().writer)
         let engine = ChatEngine(archive: archive, chats: chats, prompts: prompts, provider: provider, counters: .bytePair)
         verifier = try await TokenVerifier.make(AuthConfiguration(environment: ["GRIOT_AUTH_MODE": "development"]))
-        service = GriotService(engine: engine, verifier: verifier, turns: TurnRegistry(grace: grace))
+        service = try GriotService(engine: engine, verifier: verifier, turns: TurnRegistry(grace: grace), limits: limits)
     }
 
     var engine: ChatEngine { service.engine }
