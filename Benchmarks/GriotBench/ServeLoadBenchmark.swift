@@ -50,6 +50,9 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
     @Flag(help: "Skip the peer (the chats straight to the stub).")
     var noPeer = false
 
+    @Flag(help: "Run only the peer, to check that the stub and the client keep up on this machine.")
+    var peerOnly = false
+
     @Flag(help: "Keep the temporary folder (databases and the service's logs).")
     var keep = false
 
@@ -73,10 +76,10 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         print("fd limit \(Self.openFileLimit()); \(ProcessInfo.processInfo.activeProcessorCount) cores shared by the service, the stub and the client")
 
         let template = work.appendingPathComponent("template.sqlite")
-        try ingest(into: template, log: work.appendingPathComponent("ingest.log"))
+        if !peerOnly { try ingest(into: template, log: work.appendingPathComponent("ingest.log")) }
         let minter = try await TokenVerifier.make(AuthConfiguration(hs256Secret: AuthConfiguration.developmentSecret, development: true))
         var bearer: [String] = []
-        for user in 0..<(chats.max() ?? 0) {
+        for user in 0..<(peerOnly ? 0 : chats.max() ?? 0) {
             bearer.append(try await minter.mintDevelopmentToken(userID: String(format: "load-user-%05d", user), role: .client, expiresIn: 3 * 3600))
         }
 
@@ -86,9 +89,13 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
             var peer: Distribution?
             if !noPeer {
                 stub.resetPeak()
+                let ownBefore = Self.ownCPUSeconds()
+                let started = NIODeadline.now()
                 let outcomes = try await direct(count, stub: stub, group: group)
-                peer = report(peer: outcomes, stub: stub)
+                let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
+                peer = report(peer: outcomes, stub: stub, elapsed: elapsed, cpu: Self.ownCPUSeconds() - ownBefore)
             }
+            if peerOnly { continue }
             let griotSummary = try await throughGriot(count, stub: stub, group: group, template: template, work: work, bearer: bearer, peer: peer)
             summaries.append(griotSummary)
         }
@@ -202,7 +209,7 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
 
     // MARK: Reports
 
-    private func report(peer outcomes: [StreamingChatClient.Outcome], stub: PacedModelStub) -> Distribution {
+    private func report(peer outcomes: [StreamingChatClient.Outcome], stub: PacedModelStub, elapsed: Double, cpu: Double) -> Distribution {
         var latency: [Double] = []
         var failures = Failures()
         for outcome in outcomes {
@@ -215,6 +222,7 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         print("peer, client → stub directly: \(outcomes.count - failures.total)/\(outcomes.count) streams completed; \(failures); "
               + "at most \(stub.peakActiveReplies) replies streaming at once")
         print("  first token, stub sent → client received: \(distribution)")
+        print("  \(Self.format(elapsed)) s for the run; CPU: stub + client \(Self.format(cpu)) s")
         return distribution
     }
 

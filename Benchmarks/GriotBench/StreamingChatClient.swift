@@ -145,44 +145,46 @@ private final class ChatStreamHandler: ChannelInboundHandler {
             outcome.headAt = now
         case .body(let buffer):
             guard chat.dialect != .plain else { return }
-            for (block, startedAt) in events.feed(buffer, at: now) { read(block, startedAt: startedAt) }
+            events.feed(buffer, at: now) { block, startedAt in read(block, startedAt: startedAt) }
         case .end:
             report(failure: nil, context: context)
         }
     }
 
-    private func read(_ block: ArraySlice<UInt8>, startedAt: UInt64) {
-        var name = "message"
-        var data: ArraySlice<UInt8> = []
-        for line in block.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
-            if line.starts(with: Self.eventField) {
-                name = String(decoding: line.dropFirst(Self.eventField.count), as: UTF8.self)
-            } else if line.starts(with: Self.dataField) {
-                data = line.dropFirst(Self.dataField.count)
+    /// One event block. The peer's stub sends a hundred thousand token chunks a second at full
+    /// load, so this works on the socket's bytes in place and decodes JSON only where it must.
+    private func read(_ block: UnsafeBufferPointer<UInt8>, startedAt: UInt64) {
+        var name: UnsafeBufferPointer<UInt8>?
+        var data = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+        var lineStart = 0
+        for index in 0...block.count where index == block.count || block[index] == UInt8(ascii: "\n") {
+            let line = UnsafeBufferPointer(rebasing: block[lineStart..<index])
+            if Bytes.hasPrefix(line, Self.eventField) {
+                name = UnsafeBufferPointer(rebasing: line[Self.eventField.count...])
+            } else if Bytes.hasPrefix(line, Self.dataField) {
+                data = UnsafeBufferPointer(rebasing: line[Self.dataField.count...])
             }
+            lineStart = index + 1
         }
         switch chat.dialect {
         case .griot:
-            switch name {
-            case "delta":
+            guard let name else { return }
+            if Bytes.equal(name, Self.deltaName) {
                 received(text: (Self.json(data)?["text"] as? String) ?? "", startedAt: startedAt)
-            case "error":
+            } else if Bytes.equal(name, Self.errorName) {
                 outcome.errorEvents.append((Self.json(data)?["code"] as? String) ?? "error")
-            case "done":
+            } else if Bytes.equal(name, Self.doneName) {
                 outcome.sawDone = true
                 outcome.doneStatus = Self.json(data)?["status"] as? String
-            default:
-                break
             }
         case .openAI:
-            if data.elementsEqual(Self.doneData) {
+            if Bytes.equal(data, Self.doneData) {
                 outcome.sawDone = true
-            } else if data.firstRange(of: Self.roleKey) == nil, data.firstRange(of: Self.contentKey) != nil {
+            } else if !Bytes.contains(data, Self.roleKey), Bytes.contains(data, Self.contentKey) {
                 // Every chunk after the opening one carries one token; only the first is decoded.
                 if outcome.firstTextAt == nil {
                     let choices = Self.json(data)?["choices"] as? [[String: Any]]
-                    let text = (choices?.first?["delta"] as? [String: Any])?["content"] as? String ?? ""
-                    received(text: text, startedAt: startedAt)
+                    received(text: (choices?.first?["delta"] as? [String: Any])?["content"] as? String ?? "", startedAt: startedAt)
                 } else {
                     outcome.textEvents += 1
                 }
@@ -221,13 +223,16 @@ private final class ChatStreamHandler: ChannelInboundHandler {
     }
 
     private static let eventField = Array("event: ".utf8)
+    private static let deltaName = Array("delta".utf8)
+    private static let errorName = Array("error".utf8)
+    private static let doneName = Array("done".utf8)
     private static let dataField = Array("data: ".utf8)
     private static let doneData = Array("[DONE]".utf8)
     private static let roleKey = Array("\"role\"".utf8)
     private static let contentKey = Array("\"content\"".utf8)
 
-    private static func json(_ bytes: ArraySlice<UInt8>) -> [String: Any]? {
-        (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+    private static func json(_ bytes: UnsafeBufferPointer<UInt8>) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any]
     }
 }
 
@@ -236,28 +241,54 @@ private final class ChatStreamHandler: ChannelInboundHandler {
 struct EventSplitter {
     private var pending: [UInt8] = []
     private var pendingSince: UInt64 = 0
-    private var scanned = 0
+    /// Where the search for the next blank line resumes.
+    private var scanned = 1
 
-    mutating func feed(_ buffer: ByteBuffer, at time: UInt64) -> [(ArraySlice<UInt8>, UInt64)] {
+    /// Calls `block` with each event completed by these bytes (valid only during the call).
+    mutating func feed(_ buffer: ByteBuffer, at time: UInt64, _ block: (UnsafeBufferPointer<UInt8>, UInt64) -> Void) {
         if pending.isEmpty { pendingSince = time }
-        pending.append(contentsOf: buffer.readableBytesView)
-        var blocks: [(ArraySlice<UInt8>, UInt64)] = []
-        var start = 0
-        var index = max(scanned, 1)
-        while index < pending.count {
-            if pending[index] == UInt8(ascii: "\n"), pending[index - 1] == UInt8(ascii: "\n") {
-                blocks.append((pending[start..<(index - 1)], pendingSince))
-                start = index + 1
-                // What follows the blank line came in this read.
-                pendingSince = time
-                index = start + 1
-            } else {
-                index += 1
+        buffer.withUnsafeReadableBytes { pending.append(contentsOf: $0) }
+        var since = pendingSince
+        var consumed = 0
+        var index = scanned
+        pending.withUnsafeBufferPointer { bytes in
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: "\n"), bytes[index - 1] == UInt8(ascii: "\n") {
+                    if index - 1 > consumed { block(UnsafeBufferPointer(rebasing: bytes[consumed..<(index - 1)]), since) }
+                    consumed = index + 1
+                    // What follows the blank line came in this read.
+                    since = time
+                    index = consumed + 1
+                } else {
+                    index += 1
+                }
             }
         }
-        // The blocks are slices of the old storage, so removing the consumed bytes keeps them intact.
-        if start > 0 { pending.removeFirst(start) }
-        scanned = max(pending.count - 1, 0)
-        return blocks.filter { !$0.0.isEmpty }
+        if consumed > 0 { pending.removeFirst(min(consumed, pending.count)) }
+        pendingSince = since
+        scanned = max(pending.count, 1)
+    }
+}
+
+/// Byte comparisons on buffers, written out so they stay specialised and allocation-free.
+enum Bytes {
+    static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {
+        guard bytes.count >= prefix.count else { return false }
+        for index in 0..<prefix.count where bytes[index] != prefix[index] { return false }
+        return true
+    }
+
+    static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ other: [UInt8]) -> Bool {
+        bytes.count == other.count && hasPrefix(bytes, other)
+    }
+
+    static func contains(_ bytes: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, bytes.count >= needle.count else { return false }
+        var index = 0
+        while index <= bytes.count - needle.count {
+            if bytes[index] == first, hasPrefix(UnsafeBufferPointer(rebasing: bytes[index...]), needle) { return true }
+            index += 1
+        }
+        return false
     }
 }
