@@ -89,11 +89,12 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
             var peer: Distribution?
             if !noPeer {
                 stub.resetPeak()
-                let ownBefore = Self.ownCPUSeconds()
+                let ownBefore = Self.ownCPUSeconds(), machineBefore = Self.machineCPUSeconds()
                 let started = NIODeadline.now()
                 let outcomes = try await direct(count, stub: stub, group: group)
                 let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
-                peer = report(peer: outcomes, stub: stub, elapsed: elapsed, cpu: Self.ownCPUSeconds() - ownBefore)
+                let own = Self.ownCPUSeconds() - ownBefore
+                peer = report(peer: outcomes, stub: stub, elapsed: elapsed, cpu: (own, Self.machineCPUSeconds() - machineBefore - own))
             }
             if peerOnly { continue }
             let griotSummary = try await throughGriot(count, stub: stub, group: group, template: template, work: work, bearer: bearer, peer: peer)
@@ -144,13 +145,15 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         let readyRSS = service.memoryKiB("VmRSS") ?? 0
         let cpuBefore = service.cpuSeconds() ?? 0
         let ownBefore = Self.ownCPUSeconds()
+        let machineBefore = Self.machineCPUSeconds()
         let chats = (0..<count).map { griotChat(marker: PacedModelStub.markerPrefix + "g\(count)-\($0)", index: $0, token: bearer[$0]) }
         stub.resetPeak()
         let started = NIODeadline.now()
         let outcomes = try await send(chats, with: client)
         let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
         let memory = (ready: readyRSS, after: service.memoryKiB("VmRSS") ?? 0, peak: service.memoryKiB("VmHWM") ?? 0)
-        let cpu = (service: (service.cpuSeconds() ?? 0) - cpuBefore, bench: Self.ownCPUSeconds() - ownBefore)
+        let serviceCPU = (service.cpuSeconds() ?? 0) - cpuBefore, benchCPU = Self.ownCPUSeconds() - ownBefore
+        let cpu = (service: serviceCPU, bench: benchCPU, others: Self.machineCPUSeconds() - machineBefore - serviceCPU - benchCPU)
         return report(griot: outcomes, stub: stub, peer: peer, elapsed: elapsed, memory: memory, cpu: cpu)
     }
 
@@ -209,7 +212,8 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
 
     // MARK: Reports
 
-    private func report(peer outcomes: [StreamingChatClient.Outcome], stub: PacedModelStub, elapsed: Double, cpu: Double) -> Distribution {
+    private func report(peer outcomes: [StreamingChatClient.Outcome], stub: PacedModelStub, elapsed: Double,
+                        cpu: (bench: Double, others: Double)) -> Distribution {
         var latency: [Double] = []
         var failures = Failures()
         for outcome in outcomes {
@@ -222,12 +226,12 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         print("peer, client → stub directly: \(outcomes.count - failures.total)/\(outcomes.count) streams completed; \(failures); "
               + "at most \(stub.peakActiveReplies) replies streaming at once")
         print("  first token, stub sent → client received: \(distribution)")
-        print("  \(Self.format(elapsed)) s for the run; CPU: stub + client \(Self.format(cpu)) s")
+        print("  \(Self.format(elapsed)) s for the run; CPU: stub + client \(Self.format(cpu.bench)) s, other processes \(Self.format(max(0, cpu.others))) s")
         return distribution
     }
 
     private func report(griot outcomes: [StreamingChatClient.Outcome], stub: PacedModelStub, peer: Distribution?, elapsed: Double,
-                        memory: (ready: Int, after: Int, peak: Int), cpu: (service: Double, bench: Double)) -> String {
+                        memory: (ready: Int, after: Int, peak: Int), cpu: (service: Double, bench: Double, others: Double)) -> String {
         let reply = Self.reply(tokens: tokens)
         let expectedBytes = reply.joined().utf8.count
         var overhead: [Double] = [], relay: [Double] = [], grouping: [Double] = [], beforeModel: [Double] = []
@@ -262,7 +266,7 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         print("  client sent → first delta: \(Distribution(firstDelta)); whole reply: \(Distribution(whole, unit: " s"))")
         print("  \(Self.format(elapsed)) s for the run; the stub had at most \(stub.peakActiveReplies) replies streaming at once")
         print("  griot RSS: \(memory.ready / 1024) MB ready, \(memory.after / 1024) MB after, peak (VmHWM) \(memory.peak / 1024) MB; "
-              + "CPU: griot \(Self.format(cpu.service)) s, stub + client \(Self.format(cpu.bench)) s")
+              + "CPU: griot \(Self.format(cpu.service)) s, stub + client \(Self.format(cpu.bench)) s, other processes \(Self.format(max(0, cpu.others))) s")
         if let peer, let peerP95 = peer.percentile(0.95), let relayP95 = relayDistribution.percentile(0.95),
            let overheadP95 = overheadDistribution.percentile(0.95), peerP95 > 0 {
             print("  p95 ratios against the peer's first-token latency: overhead \(Self.format(overheadP95 / peerP95))x, relay \(Self.format(relayP95 / peerP95))x")
@@ -314,6 +318,17 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         let port = channel.localAddress?.port ?? 0
         try await channel.close()
         return port
+    }
+
+    /// Busy CPU time of the whole machine so far (every process), from `/proc/stat`.
+    static func machineCPUSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return 0 }
+        let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard ticks.count >= 8 else { return 0 }
+        // user, nice, system, idle, iowait, irq, softirq, steal: all but idle and iowait are busy.
+        let busy = ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]
+        return busy / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     static func ownCPUSeconds() -> Double {
