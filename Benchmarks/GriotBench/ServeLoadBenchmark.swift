@@ -84,20 +84,22 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         }
 
         var summaries: [String] = []
-        for count in chats {
+        for (run, count) in chats.enumerated() {
+            // Markers name the run too, so a level given twice never matches another run's records.
+            let tag = "\(run + 1)x\(count)"
             print("\n== \(count) concurrent chats, started over \(Self.format(ramp)) s ==")
             var peer: Distribution?
             if !noPeer {
                 stub.resetPeak()
                 let ownBefore = Self.ownCPUSeconds(), machineBefore = Self.machineCPUSeconds()
                 let started = NIODeadline.now()
-                let outcomes = try await direct(count, stub: stub, group: group)
+                let outcomes = try await direct(count, tag: tag, stub: stub, group: group)
                 let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
                 let own = Self.ownCPUSeconds() - ownBefore
                 peer = report(peer: outcomes, stub: stub, elapsed: elapsed, cpu: (own, Self.machineCPUSeconds() - machineBefore - own))
             }
             if peerOnly { continue }
-            let griotSummary = try await throughGriot(count, stub: stub, group: group, template: template, work: work, bearer: bearer, peer: peer)
+            let griotSummary = try await throughGriot(count, tag: tag, stub: stub, group: group, template: template, work: work, bearer: bearer, peer: peer)
             summaries.append(griotSummary)
         }
         print("\n== summary ==")
@@ -109,10 +111,10 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
     // MARK: Runs
 
     /// The peer: the same chats sent straight to the stub model, no griot between.
-    private func direct(_ count: Int, stub: PacedModelStub, group: any EventLoopGroup) async throws -> [StreamingChatClient.Outcome] {
+    private func direct(_ count: Int, tag: String, stub: PacedModelStub, group: any EventLoopGroup) async throws -> [StreamingChatClient.Outcome] {
         let client = StreamingChatClient(group: group, host: "127.0.0.1", port: stub.port, timeout: timeout)
         let chats = (0..<count).map { index -> StreamingChatClient.Chat in
-            let marker = PacedModelStub.markerPrefix + "p\(count)-\(index)"
+            let marker = PacedModelStub.markerPrefix + "p\(tag)-\(index)"
             let body: [String: Any] = ["model": "stub-model", "stream": true,
                                        "messages": [["role": "user", "content": Self.question(index, marker: marker)]]]
             return .init(marker: marker, path: "/v1/chat/completions",
@@ -122,22 +124,22 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         return try await send(chats, with: client)
     }
 
-    private func throughGriot(_ count: Int, stub: PacedModelStub, group: any EventLoopGroup, template: URL, work: URL,
+    private func throughGriot(_ count: Int, tag: String, stub: PacedModelStub, group: any EventLoopGroup, template: URL, work: URL,
                               bearer: [String], peer: Distribution?) async throws -> String {
-        let database = work.appendingPathComponent("serve-\(count).sqlite")
+        let database = work.appendingPathComponent("serve-\(tag).sqlite")
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: template.path + suffix) {
             try? FileManager.default.removeItem(atPath: database.path + suffix)
             try FileManager.default.copyItem(atPath: template.path + suffix, toPath: database.path + suffix)
         }
         let port = try await Self.freePort(group: group)
         let service = try ServiceProcess(executable: griot, arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", database.path],
-                                         environment: serviceEnvironment(stub: stub), log: work.appendingPathComponent("serve-\(count).log"))
+                                         environment: serviceEnvironment(stub: stub), log: work.appendingPathComponent("serve-\(tag).log"))
         defer { service.stop() }
         let client = StreamingChatClient(group: group, host: "127.0.0.1", port: port, timeout: timeout)
         try await waitUntilReady(service, client: client)
 
         // One chat first, so lazily loaded tables (the BPE ranks) are not charged to the run.
-        let warmUp = try await send([griotChat(marker: PacedModelStub.markerPrefix + "w\(count)", index: 0, token: bearer[0])], with: client)
+        let warmUp = try await send([griotChat(marker: PacedModelStub.markerPrefix + "w\(tag)", index: 0, token: bearer[0])], with: client)
         guard warmUp.first?.sawDone == true else {
             throw ValidationError("the warm-up chat through griot did not finish (\(warmUp.first?.failure ?? "no done event")); log:\n\(service.logTail())")
         }
@@ -146,7 +148,7 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         let cpuBefore = service.cpuSeconds() ?? 0
         let ownBefore = Self.ownCPUSeconds()
         let machineBefore = Self.machineCPUSeconds()
-        let chats = (0..<count).map { griotChat(marker: PacedModelStub.markerPrefix + "g\(count)-\($0)", index: $0, token: bearer[$0]) }
+        let chats = (0..<count).map { griotChat(marker: PacedModelStub.markerPrefix + "g\(tag)-\($0)", index: $0, token: bearer[$0]) }
         stub.resetPeak()
         let started = NIODeadline.now()
         let outcomes = try await send(chats, with: client)
