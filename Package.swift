@@ -87,8 +87,11 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "GriotBench", dependencies: [
-            "GriotSearch", "GriotText", "GriotStories", "GriotEmbedding", "GriotTokens",
+            "GriotSearch", "GriotText", "GriotStories", "GriotEmbedding", "GriotTokens", "GriotAuth",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ], path: "Benchmarks/GriotBench"),
         .testTarget(name: "GriotTextTests", dependencies: ["GriotText"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GriotEmbeddingTests", dependencies: ["GriotEmbedding"], resources: [.copy("Fixtures")]),

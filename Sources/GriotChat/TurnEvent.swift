@@ -5,7 +5,7 @@ import GriotStore
 /// markers appear, then `chips` and `budget`, and `done` last (after an `error` when it failed).
 public enum TurnEvent: Sendable, Hashable {
     case meta(TurnMeta)
-    /// About 20 tokens of reply text.
+    /// About 20 tokens of reply text; the first delta is sent as soon as the model's first text arrives.
     case delta(String)
     case citation(Citation)
     case chips(Chips)

@@ -10,7 +10,8 @@ import GriotStories
 ///
 /// 1. `retrieve`: passages the viewer may see, by the assistant's retrieval settings
 /// 2. `assemble`: system prompt, instructions, profile, course, passages and history under the budget
-/// 3. `generate`: the provider's stream, regrouped into deltas of about 20 tokens, with citations
+/// 3. `generate`: the provider's stream, regrouped into deltas of about 20 tokens (the first text
+///    at once), with citations
 /// 4. `finish`: the reply and its turn snapshot stored, with how it ended (complete, stopped, failed)
 ///
 /// The safety stages (moderation, PII, citation checks, groundedness) slot in between these.
@@ -139,6 +140,7 @@ struct TurnPipeline: Sendable {
             grounding: Grounding(assistant: plan.template.assistant, question: plan.question, passages: context.passages,
                                  command: plan.command?.rawValue, language: plan.language))
         var pending = ""
+        var released = false
         var lastFlush = Date()
         var cited = Set<Int>()
 
@@ -146,6 +148,7 @@ struct TurnPipeline: Sendable {
             guard !pending.isEmpty else { return }
             emit.yield(.delta(pending))
             pending = ""
+            released = true
             for marker in finder.markers(in: state.text) where !cited.contains(marker.number) {
                 guard let citation = finder.citation(number: marker.number, in: state.text, at: marker.end) else { continue }
                 cited.insert(marker.number)
@@ -162,8 +165,10 @@ struct TurnPipeline: Sendable {
                 if state.firstToken == nil { state.firstToken = Date().timeIntervalSince(state.started) }
                 state.text += piece
                 pending += piece
-                // Whole citation markers stay in one delta, so a client never sees "[1" alone.
-                if counter.count(pending) >= Self.deltaTokens, !Self.endsInsideMarker(pending) { release() }
+                // The first text goes out at once (waiting for 20 tokens would hold the first
+                // words back 20 token intervals); whole citation markers stay in one delta, so a
+                // client never sees "[1" alone.
+                if !released || counter.count(pending) >= Self.deltaTokens, !Self.endsInsideMarker(pending) { release() }
                 if Date().timeIntervalSince(lastFlush) >= Self.flushInterval {
                     try? engine.chats.finishMessage(id: plan.replyMessage.id, content: state.text, status: .streaming)
                     lastFlush = Date()

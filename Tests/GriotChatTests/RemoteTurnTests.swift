@@ -37,7 +37,8 @@ import Testing
             var collected: [TurnEvent] = []
             for await event in turn.events {
                 collected.append(event)
-                if collected.deltas.count == 1 { turn.stop() }
+                // The first delta is the first piece alone; the second holds the next twenty.
+                if collected.deltas.count == 2 { turn.stop() }
             }
             #expect(collected.done?.status == .stopped)
             #expect(await server.waitUntil(timeout: 5) { $0.first?.clientDisconnected == true }, "the stub sees the disconnect")

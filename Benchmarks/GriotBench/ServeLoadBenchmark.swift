@@ -1,0 +1,414 @@
+import ArgumentParser
+import Foundation
+import GriotAuth
+import NIOCore
+import NIOPosix
+
+/// Many concurrent streaming chats against `griot serve`, with a paced stub model behind it, and
+/// the same chats sent straight to the stub as the peer: what griot adds between the model's
+/// first token and the client's first delta.
+struct ServeLoadBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve-load",
+        abstract: "N concurrent streaming chats through griot serve and straight to the stub model; overhead to the first token.",
+        discussion: """
+            Starts a stub OpenAI-compatible model in this process (a fixed reply of --tokens tokens, \
+            one every --pace seconds), ingests the demo corpus into a temporary database, starts \
+            `griot serve` on it as a child process (GRIOT_AUTH_MODE=development, OPENAI_BASE_URL = \
+            the stub), and opens the chats over --ramp seconds, one connection each, each with its \
+            own user's token. Each chat's message carries a marker the stub reads, so the stub's \
+            send time of each token is matched to the client's arrival time of the first delta.
+            """)
+
+    @Option(help: "The griot executable (a release build).")
+    var griot = ".build/release/griot"
+
+    @Option(help: "The stories to ingest into the service's temporary database.")
+    var corpus = "corpus"
+
+    @Option(help: "The prompts folder the service uses.")
+    var prompts = "prompts"
+
+    @Option(parsing: .upToNextOption, help: "Numbers of concurrent chats, one run each (e.g. 100 250 500 1000).")
+    var chats: [Int] = [1000]
+
+    @Option(help: "Tokens in each reply.")
+    var tokens = 400
+
+    @Option(help: "Seconds between two tokens of a reply.")
+    var pace = 0.010
+
+    @Option(help: "Seconds over which the chats are started, evenly spaced.")
+    var ramp = 2.0
+
+    @Option(help: "Seconds a chat may take before it counts as failed.")
+    var timeout = 120.0
+
+    @Option(help: "Event-loop threads of this process (the stub and the client share them).")
+    var threads = 2
+
+    @Flag(help: "Skip the peer (the chats straight to the stub).")
+    var noPeer = false
+
+    @Flag(help: "Run only the peer, to check that the stub and the client keep up on this machine.")
+    var peerOnly = false
+
+    @Flag(help: "Keep the temporary folder (databases and the service's logs).")
+    var keep = false
+
+    func validate() throws {
+        guard chats.allSatisfy({ $0 > 0 }) else { throw ValidationError("--chats must be positive, e.g. --chats 100 1000") }
+        guard tokens >= 1, pace > 0, ramp >= 0, threads >= 1 else {
+            throw ValidationError("--tokens ≥ 1, --pace > 0, --ramp ≥ 0 and --threads ≥ 1, e.g. --tokens 400 --pace 0.01 --ramp 2")
+        }
+    }
+
+    func run() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+        let reply = Self.reply(tokens: tokens)
+        let stub = try await PacedModelStub.start(pieces: reply, pace: pace, group: group)
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("griot-serve-load-\(getpid())")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer {
+            if keep { print("kept \(work.path)") } else { try? FileManager.default.removeItem(at: work) }
+        }
+        print("stub model on \(stub.baseURL): \(tokens) tokens, one every \(Self.format(pace * 1000)) ms (\(Self.format(Double(tokens) * pace)) s a reply)")
+        print("fd limit \(Self.openFileLimit()); \(ProcessInfo.processInfo.activeProcessorCount) cores shared by the service, the stub and the client")
+
+        let template = work.appendingPathComponent("template.sqlite")
+        if !peerOnly { try ingest(into: template, log: work.appendingPathComponent("ingest.log")) }
+        let minter = try await TokenVerifier.make(AuthConfiguration(hs256Secret: AuthConfiguration.developmentSecret, development: true))
+        var bearer: [String] = []
+        for user in 0..<(peerOnly ? 0 : chats.max() ?? 0) {
+            bearer.append(try await minter.mintDevelopmentToken(userID: String(format: "load-user-%05d", user), role: .client, expiresIn: 3 * 3600))
+        }
+
+        var summaries: [String] = []
+        for (run, count) in chats.enumerated() {
+            // Markers name the run too, so a level given twice never matches another run's records.
+            let tag = "\(run + 1)x\(count)"
+            print("\n== \(count) concurrent chats, started over \(Self.format(ramp)) s ==")
+            var peer: Distribution?
+            if !noPeer {
+                stub.resetPeak()
+                let ownBefore = Self.ownCPUSeconds(), machineBefore = Self.machineCPUSeconds()
+                let started = NIODeadline.now()
+                let outcomes = try await direct(count, tag: tag, stub: stub, group: group)
+                let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
+                let own = Self.ownCPUSeconds() - ownBefore
+                peer = report(peer: outcomes, stub: stub, elapsed: elapsed, cpu: (own, Self.machineCPUSeconds() - machineBefore - own))
+            }
+            if peerOnly { continue }
+            let griotSummary = try await throughGriot(count, tag: tag, stub: stub, group: group, template: template, work: work, bearer: bearer, peer: peer)
+            summaries.append(griotSummary)
+        }
+        print("\n== summary ==")
+        for line in summaries { print(line) }
+        try await stub.stop()
+        try await group.shutdownGracefully()
+    }
+
+    // MARK: Runs
+
+    /// The peer: the same chats sent straight to the stub model, no griot between.
+    private func direct(_ count: Int, tag: String, stub: PacedModelStub, group: any EventLoopGroup) async throws -> [StreamingChatClient.Outcome] {
+        let client = StreamingChatClient(group: group, host: "127.0.0.1", port: stub.port, timeout: timeout)
+        let chats = (0..<count).map { index -> StreamingChatClient.Chat in
+            let marker = PacedModelStub.markerPrefix + "p\(tag)-\(index)"
+            let body: [String: Any] = ["model": "stub-model", "stream": true,
+                                       "messages": [["role": "user", "content": Self.question(index, marker: marker)]]]
+            return .init(marker: marker, path: "/v1/chat/completions",
+                         headers: [("content-type", "application/json"), ("accept", "text/event-stream")],
+                         body: Array(try! JSONSerialization.data(withJSONObject: body)), dialect: .openAI)
+        }
+        return try await send(chats, with: client)
+    }
+
+    private func throughGriot(_ count: Int, tag: String, stub: PacedModelStub, group: any EventLoopGroup, template: URL, work: URL,
+                              bearer: [String], peer: Distribution?) async throws -> String {
+        let database = work.appendingPathComponent("serve-\(tag).sqlite")
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: template.path + suffix) {
+            try? FileManager.default.removeItem(atPath: database.path + suffix)
+            try FileManager.default.copyItem(atPath: template.path + suffix, toPath: database.path + suffix)
+        }
+        let port = try await Self.freePort(group: group)
+        let service = try ServiceProcess(executable: griot, arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", database.path],
+                                         environment: serviceEnvironment(stub: stub), log: work.appendingPathComponent("serve-\(tag).log"))
+        defer { service.stop() }
+        let client = StreamingChatClient(group: group, host: "127.0.0.1", port: port, timeout: timeout)
+        try await waitUntilReady(service, client: client)
+
+        // One chat first, so lazily loaded tables (the BPE ranks) are not charged to the run.
+        let warmUp = try await send([griotChat(marker: PacedModelStub.markerPrefix + "w\(tag)", index: 0, token: bearer[0])], with: client)
+        guard warmUp.first?.sawDone == true else {
+            throw ValidationError("the warm-up chat through griot did not finish (\(warmUp.first?.failure ?? "no done event")); log:\n\(service.logTail())")
+        }
+
+        let readyRSS = service.memoryKiB("VmRSS") ?? 0
+        let cpuBefore = service.cpuSeconds() ?? 0
+        let ownBefore = Self.ownCPUSeconds()
+        let machineBefore = Self.machineCPUSeconds()
+        let chats = (0..<count).map { griotChat(marker: PacedModelStub.markerPrefix + "g\(tag)-\($0)", index: $0, token: bearer[$0]) }
+        stub.resetPeak()
+        let started = NIODeadline.now()
+        let outcomes = try await send(chats, with: client)
+        let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
+        let memory = (ready: readyRSS, after: service.memoryKiB("VmRSS") ?? 0, peak: service.memoryKiB("VmHWM") ?? 0)
+        let serviceCPU = (service.cpuSeconds() ?? 0) - cpuBefore, benchCPU = Self.ownCPUSeconds() - ownBefore
+        let cpu = (service: serviceCPU, bench: benchCPU, others: Self.machineCPUSeconds() - machineBefore - serviceCPU - benchCPU)
+        return report(griot: outcomes, stub: stub, peer: peer, elapsed: elapsed, memory: memory, cpu: cpu)
+    }
+
+    private func griotChat(marker: String, index: Int, token: String) -> StreamingChatClient.Chat {
+        .init(marker: marker, path: "/api/griot/chat/stream",
+              headers: [("content-type", "application/json"), ("accept", "text/event-stream"), ("authorization", "Bearer \(token)")],
+              body: Array(try! JSONSerialization.data(withJSONObject: ["message": Self.question(index, marker: marker)])), dialect: .griot)
+    }
+
+    /// Starts the chats evenly over the ramp and waits for every reply to end.
+    private func send(_ chats: [StreamingChatClient.Chat], with client: StreamingChatClient) async throws -> [StreamingChatClient.Outcome] {
+        let start = NIODeadline.now() + .milliseconds(50)
+        let gap = chats.count > 1 ? ramp / Double(chats.count - 1) : 0
+        let futures = chats.enumerated().map { index, chat in
+            client.send(chat, at: start + .nanoseconds(Int64(Double(index) * gap * 1e9)))
+        }
+        return try await EventLoopFuture.whenAllSucceed(futures, on: client.group.next()).get()
+    }
+
+    private func ingest(into database: URL, log: URL) throws {
+        let started = Date()
+        let ingest = try ServiceProcess(executable: griot, arguments: ["ingest", corpus, "--db", database.path],
+                                        environment: ProcessInfo.processInfo.environment, log: log)
+        guard ingest.wait() == 0 else {
+            throw ValidationError("griot ingest \(corpus) failed; its output:\n\(ingest.logTail())")
+        }
+        print("ingested \(corpus) into a fresh database in \(Self.format(Date().timeIntervalSince(started))) s (each run serves a copy)")
+    }
+
+    private func serviceEnvironment(stub: PacedModelStub) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        // Nothing from the caller's shell may point the service at another model, key or database.
+        for name in ["OPENAI_API_KEY", "OPENAI_API_STYLE", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_DEPLOYMENT",
+                     "GRIOT_JWT_SECRET", "GRIOT_JWKS_FILE", "GRIOT_JWT_ISSUER", "GRIOT_JWT_AUDIENCE", "GRIOT_DB", "GRIOT_CONFIG", "GRIOT_PROVIDER"] {
+            environment[name] = nil
+        }
+        environment["GRIOT_AUTH_MODE"] = "development"
+        environment["OPENAI_BASE_URL"] = stub.baseURL
+        environment["OPENAI_MODEL"] = "stub-model"
+        environment["GRIOT_PROMPTS"] = URL(fileURLWithPath: prompts).standardizedFileURL.path
+        return environment
+    }
+
+    private func waitUntilReady(_ service: ServiceProcess, client: StreamingChatClient) async throws {
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            guard service.isRunning else {
+                throw ValidationError("griot serve exited before it was ready; its output:\n\(service.logTail())")
+            }
+            let probe = StreamingChatClient.Chat(marker: "readyz", method: .GET, path: "/readyz", dialect: .plain)
+            if let outcome = try? await client.send(probe, at: .now()).get(), outcome.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ValidationError("griot serve was not ready within 120 s; its output:\n\(service.logTail())")
+    }
+
+    // MARK: Reports
+
+    private func report(peer outcomes: [StreamingChatClient.Outcome], stub: PacedModelStub, elapsed: Double,
+                        cpu: (bench: Double, others: Double)) -> Distribution {
+        var latency: [Double] = []
+        var failures = Failures()
+        for outcome in outcomes {
+            failures.count(outcome, expectedTextEvents: tokens, expectedTextBytes: nil)
+            if let first = outcome.firstTextAt, let sent = stub.record(marker: outcome.marker)?.sent.first {
+                latency.append(Self.milliseconds(from: sent, to: first))
+            }
+        }
+        let distribution = Distribution(latency)
+        print("peer, client → stub directly: \(outcomes.count - failures.total)/\(outcomes.count) streams completed; \(failures); "
+              + "at most \(stub.peakActiveReplies) replies streaming at once")
+        print("  first token, stub sent → client received: \(distribution)")
+        print("  \(Self.format(elapsed)) s for the run; CPU: stub + client \(Self.format(cpu.bench)) s, other processes \(Self.format(max(0, cpu.others))) s")
+        return distribution
+    }
+
+    private func report(griot outcomes: [StreamingChatClient.Outcome], stub: PacedModelStub, peer: Distribution?, elapsed: Double,
+                        memory: (ready: Int, after: Int, peak: Int), cpu: (service: Double, bench: Double, others: Double)) -> String {
+        let reply = Self.reply(tokens: tokens)
+        let expectedBytes = reply.joined().utf8.count
+        var overhead: [Double] = [], relay: [Double] = [], grouping: [Double] = [], beforeModel: [Double] = []
+        var firstDelta: [Double] = [], whole: [Double] = [], tokensInFirst: [Double] = []
+        var failures = Failures()
+        for outcome in outcomes {
+            failures.count(outcome, expectedTextEvents: nil, expectedTextBytes: expectedBytes)
+            guard let sentAt = outcome.sentAt else { continue }
+            if let ended = outcome.endedAt, outcome.failure == nil { whole.append(Self.milliseconds(from: sentAt, to: ended) / 1000) }
+            guard let record = stub.record(marker: outcome.marker) else { continue }
+            beforeModel.append(Self.milliseconds(from: sentAt, to: record.arrived))
+            guard let first = outcome.firstTextAt, let firstText = outcome.firstText, let firstSent = record.sent.first else { continue }
+            overhead.append(Self.milliseconds(from: firstSent, to: first))
+            firstDelta.append(Self.milliseconds(from: sentAt, to: first))
+            // The tokens the first delta holds: the pipeline regroups the model's tokens before it sends a delta.
+            let held = Self.tokensCovering(firstText, in: reply)
+            tokensInFirst.append(Double(held))
+            if held >= 1, held <= record.sent.count {
+                relay.append(Self.milliseconds(from: record.sent[held - 1], to: first))
+                grouping.append(Self.milliseconds(from: firstSent, to: record.sent[held - 1]))
+            }
+        }
+        let overheadDistribution = Distribution(overhead)
+        let relayDistribution = Distribution(relay)
+        let completed = outcomes.count - failures.total
+        print("griot serve: \(completed)/\(outcomes.count) streams completed; \(failures)")
+        print("  overhead to the first token, stub sent its first token → client received the first delta: \(overheadDistribution)")
+        print("    of which waiting for the first delta's tokens (stub's send of its last token − of its first): \(Distribution(grouping))")
+        print("    relay, stub sent the first delta's last token → client received the delta: \(relayDistribution)")
+        print("    tokens in the first delta: \(Distribution(tokensInFirst, unit: ""))")
+        print("  before the model, client sent → stub received the request (auth, storing, retrieval, prompt): \(Distribution(beforeModel))")
+        print("  client sent → first delta: \(Distribution(firstDelta)); whole reply: \(Distribution(whole, unit: " s"))")
+        print("  \(Self.format(elapsed)) s for the run; the stub had at most \(stub.peakActiveReplies) replies streaming at once")
+        print("  griot RSS: \(memory.ready / 1024) MB ready, \(memory.after / 1024) MB after, peak (VmHWM) \(memory.peak / 1024) MB; "
+              + "CPU: griot \(Self.format(cpu.service)) s, stub + client \(Self.format(cpu.bench)) s, other processes \(Self.format(max(0, cpu.others))) s")
+        if let peer, let peerP95 = peer.percentile(0.95), let relayP95 = relayDistribution.percentile(0.95),
+           let overheadP95 = overheadDistribution.percentile(0.95), peerP95 > 0 {
+            print("  p95 ratios against the peer's first-token latency: overhead \(Self.format(overheadP95 / peerP95))x, relay \(Self.format(relayP95 / peerP95))x")
+        }
+        return "\(outcomes.count) chats: \(completed) completed, \(failures.total) errors; overhead p50/p95/p99 \(overheadDistribution.triple); "
+            + "relay \(relayDistribution.triple); peak RSS \(memory.peak / 1024) MB; \(Self.format(elapsed)) s"
+    }
+
+    /// How many of the reply's tokens, from the first, make up `text` (the first delta).
+    static func tokensCovering(_ text: String, in reply: [String]) -> Int {
+        var length = 0
+        let target = text.utf8.count
+        for (index, piece) in reply.enumerated() {
+            length += piece.utf8.count
+            if length >= target { return index + 1 }
+        }
+        return reply.count
+    }
+
+    // MARK: Data
+
+    /// The stub's reply: common English words, each one token in cl100k_base and o200k_base.
+    static func reply(tokens: Int) -> [String] {
+        let words = ["The", "river", "rose", "in", "the", "spring", "and", "my", "grandmother", "told", "us", "how", "her", "family",
+                     "left", "their", "house", "on", "a", "boat", "with", "two", "cows", "while", "people", "sang", "at", "church", "that",
+                     "night", "for", "every", "one", "of", "them", "who", "made", "it", "to", "town"]
+        return (0..<tokens).map { ($0 == 0 ? "" : " ") + words[$0 % words.count] }
+    }
+
+    static func question(_ index: Int, marker: String) -> String {
+        let questions = [
+            "What happened in the 1927 flood?", "Who was Octavia Batiste?", "Tell me about Sunday gumbo.",
+            "What did the Pullman porters say about the union?", "How did the family come to Chicago?",
+            "What was school like for grandmother?", "Who sang in the church choir?", "What work did they do in the stockyards?",
+        ]
+        return "\(questions[index % questions.count]) (\(marker))"
+    }
+
+    // MARK: Helpers
+
+    static func milliseconds(from start: UInt64, to end: UInt64) -> Double {
+        (Double(end) - Double(start)) / 1e6
+    }
+
+    static func format(_ value: Double) -> String { String(format: value >= 100 ? "%.0f" : (value >= 10 ? "%.1f" : "%.2f"), value) }
+
+    static func freePort(group: any EventLoopGroup) async throws -> Int {
+        let channel = try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+        let port = channel.localAddress?.port ?? 0
+        try await channel.close()
+        return port
+    }
+
+    /// Busy CPU time of the whole machine so far (every process), from `/proc/stat`.
+    static func machineCPUSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return 0 }
+        let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard ticks.count >= 8 else { return 0 }
+        // user, nice, system, idle, iowait, irq, softirq, steal: all but idle and iowait are busy.
+        let busy = ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]
+        return busy / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    static func ownCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    }
+
+    static func openFileLimit() -> String {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        return "\(limit.rlim_cur)"
+    }
+}
+
+/// Percentiles of a sample (nearest rank), printed as "p50 … p95 … p99 … max … (n)".
+struct Distribution: CustomStringConvertible {
+    let sorted: [Double]
+    let unit: String
+
+    init(_ values: [Double], unit: String = " ms") {
+        sorted = values.sorted()
+        self.unit = unit
+    }
+
+    func percentile(_ p: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        return sorted[min(sorted.count - 1, max(0, Int((p * Double(sorted.count)).rounded(.up)) - 1))]
+    }
+
+    private func text(_ p: Double) -> String { percentile(p).map { ServeLoadBenchmark.format($0) + unit } ?? "–" }
+
+    var triple: String { "\(text(0.5)) / \(text(0.95)) / \(text(0.99))" }
+
+    var description: String {
+        guard !sorted.isEmpty else { return "no samples" }
+        return "p50 \(text(0.5)), p95 \(text(0.95)), p99 \(text(0.99)), max \(text(1)) (n=\(sorted.count))"
+    }
+}
+
+/// The chats that did not end as a complete reply, by what went wrong first.
+struct Failures: CustomStringConvertible {
+    var connection = 0, status = 0, errorEvents = 0, withoutDone = 0, notComplete = 0, truncated = 0
+    var examples: [String] = []
+
+    var total: Int { connection + status + errorEvents + withoutDone + notComplete + truncated }
+
+    mutating func count(_ outcome: StreamingChatClient.Outcome, expectedTextEvents: Int?, expectedTextBytes: Int?) {
+        var problem: String?
+        if let failure = outcome.failure, !(failure.hasPrefix("the connection closed") && outcome.sawDone) {
+            connection += 1
+            problem = failure
+        } else if outcome.status != 200 {
+            status += 1
+            problem = "HTTP \(outcome.status.map(String.init) ?? "none")"
+        } else if !outcome.errorEvents.isEmpty {
+            errorEvents += 1
+            problem = "error event \(outcome.errorEvents.joined(separator: ", "))"
+        } else if !outcome.sawDone {
+            withoutDone += 1
+            problem = "no done event"
+        } else if let status = outcome.doneStatus, status != "complete" {
+            notComplete += 1
+            problem = "done with status \(status)"
+        } else if let expected = expectedTextEvents, outcome.textEvents != expected {
+            truncated += 1
+            problem = "\(outcome.textEvents) of \(expected) tokens"
+        } else if let expected = expectedTextBytes, outcome.textBytes != expected {
+            truncated += 1
+            problem = "\(outcome.textBytes) of \(expected) bytes of text"
+        }
+        if let problem, examples.count < 3 { examples.append("\(outcome.marker): \(problem)") }
+    }
+
+    var description: String {
+        guard total > 0 else { return "0 errors" }
+        let parts = [("connection or timeout", connection), ("non-200", status), ("error events", errorEvents), ("without done", withoutDone),
+                     ("not complete", notComplete), ("truncated", truncated)].filter { $0.1 > 0 }.map { "\($0.1) \($0.0)" }
+        return "\(total) errors (\(parts.joined(separator: ", "))); e.g. \(examples.joined(separator: "; "))"
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+
+/// A child process of the benchmark (`griot ingest`, `griot serve`), with its output in a log
+/// file and its memory and CPU time read from `/proc`.
+///
+/// ```swift
+/// let service = try ServiceProcess(executable: griot, arguments: ["serve", "--port", "8123"], environment: env, log: logURL)
+/// print(service.memoryKiB("VmHWM") ?? 0, service.cpuSeconds() ?? 0)
+/// service.stop()
+/// ```
+final class ServiceProcess {
+    let process: Process
+    let log: URL
+
+    init(executable: String, arguments: [String], environment: [String: String], log: URL) throws {
+        guard FileManager.default.isExecutableFile(atPath: executable) else {
+            throw ValidationError("no executable at \(executable); build it first (swift build -c release --product griot) or pass --griot")
+        }
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let output = try FileHandle(forWritingTo: log)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = output
+        self.log = log
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+
+    /// A `kB` line of `/proc/PID/status`: `VmRSS` (resident now), `VmHWM` (the peak resident size).
+    func memoryKiB(_ field: String) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.dropFirst(field.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        }
+        return nil
+    }
+
+    /// User plus system CPU time so far, from `/proc/PID/stat`.
+    func cpuSeconds() -> Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // After "pid (comm) ", fields start at 3 (state); utime and stime are fields 14 and 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Waits for the process to exit; its status.
+    func wait() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// SIGTERM (the service finishes in-flight streams and exits), then SIGKILL after `grace` seconds.
+    func stop(grace: Double = 10) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(grace)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// The last `lines` lines of the log, to quote when the process failed.
+    func logTail(_ lines: Int = 20) -> String {
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+}
