@@ -51,7 +51,14 @@ struct ServeCommand: AsyncParsableCommand {
             }
             return seconds
         } ?? 90
-        let service = try GriotService(engine: engine, verifier: verifier)
-        try await service.application(host: host, port: port, interruptedAfter: interruptedAfter).runService()
+        let shutdownGrace = try environment["GRIOT_SHUTDOWN_GRACE_SECONDS"].map { text -> Double in
+            guard let seconds = Double(text), seconds >= 0 else {
+                throw ValidationError("GRIOT_SHUTDOWN_GRACE_SECONDS=\(text) is not a number of seconds; use e.g. 20, or unset it")
+            }
+            return seconds
+        } ?? 20
+        let addresses = try AddressHasher(environment: environment, databasePath: options.db ?? configuration.databasePath)
+        let service = try GriotService(engine: engine, verifier: verifier, addresses: addresses)
+        try await service.run(host: host, port: port, interruptedAfter: interruptedAfter, shutdownGrace: .milliseconds(Int(shutdownGrace * 1000)))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GriotStore
 import HTTPTypes
 import Hummingbird
 
@@ -44,4 +45,29 @@ public struct APIError: HTTPResponseError, Sendable {
 
     static func badRequest(_ code: String, _ message: String) -> APIError { APIError(.badRequest, code: code, message) }
     static func notFound(_ code: String, _ message: String) -> APIError { APIError(.notFound, code: code, message) }
+}
+
+extension APIError {
+    /// Runs a store operation, turning its `ChatStoreError` into the status a client acts on:
+    /// 404 for a missing message or thread, 409 (with the current ETag) for a conflict, 400 for
+    /// invalid input.
+    @discardableResult
+    static func mapping<T>(_ operation: () throws -> T) throws -> T {
+        do {
+            return try operation()
+        } catch let error as ChatStoreError {
+            switch error.kind {
+            case .notFound: throw APIError(.notFound, code: "not_found", error.description)
+            case .invalid: throw APIError(.badRequest, code: "invalid", error.description)
+            case .conflict:
+                var headers = HTTPFields()
+                var details: [String: String] = [:]
+                if let etag = error.currentETag {
+                    headers[.eTag] = etag
+                    details["current_etag"] = etag
+                }
+                throw APIError(.conflict, code: "conflict", error.description, details: details, headers: headers)
+            }
+        }
+    }
 }

@@ -20,6 +20,9 @@ struct CoachRoutes: Sendable {
         router.post("threads/:id/messages", use: send)
         router.post("threads/:id/stop", use: stop)
         router.put("courses/:id/instructions", use: setInstructions)
+        router.get("threads/:id/export", use: export)
+        router.patch("messages/:id", use: editMessage)
+        router.delete("messages/:id", use: deleteMessage)
     }
 
     // MARK: Threads
@@ -67,7 +70,7 @@ struct CoachRoutes: Sendable {
 
     // MARK: Messages
 
-    struct MessageItem: Encodable {
+    struct MessageItem: ResponseEncodable {
         var id: String
         var role: String
         var content: String
@@ -75,16 +78,31 @@ struct CoachRoutes: Sendable {
         var sequence: Int
         var createdAt: Date
         var updatedAt: Date
+        /// Send it back in `If-Match` to edit or delete this message.
+        var etag: String
+
+        init(_ message: MessageRecord) {
+            id = message.id
+            role = message.role.rawValue
+            content = message.content
+            status = message.status.rawValue
+            sequence = message.sequence
+            createdAt = message.createdAt
+            updatedAt = message.updatedAt
+            etag = message.etag
+        }
     }
 
     struct MessagePage: ResponseEncodable {
         var messages: [MessageItem]
-        /// Messages after the thread's last read one (all of them when none was read).
+        /// Replies after the thread's read marker, counted before this page moved it.
         var unreadCount: Int
         var hasMore: Bool
     }
 
     /// Scrollback: up to `limit` (default 20) messages before the message `before`, newest last.
+    /// `unread_count` is how many replies came after the thread's read marker; a page that
+    /// reaches the newest message moves the marker to it (the client has now shown it).
     @Sendable func messages(_ request: Request, context: GriotRequestContext) async throws -> MessagePage {
         let thread = try ownThread(context)
         let query = request.uri.queryParameters
@@ -93,19 +111,16 @@ struct CoachRoutes: Sendable {
         var beforeSequence: Int?
         if let before = query["before"].map(String.init) {
             guard let message = try engine.chats.message(id: before), message.threadID == thread.id else {
-                throw APIError.badRequest("invalid_before", "before must be the id of a message in this thread.")
+                throw APIError.badRequest("invalid_before", "before must be the id of a message in this thread (the oldest one you have).")
             }
             beforeSequence = message.sequence
         }
-        let page = try engine.chats.recentMessages(threadID: thread.id, limit: limit + 1, beforeSequence: beforeSequence)
-        let shown = Array(page.suffix(limit))
-        let all = try engine.chats.recentMessages(threadID: thread.id, limit: 10_000)
-        let lastRead = thread.lastReadMessageID.flatMap { id in all.firstIndex { $0.id == id } }
-        let unread = lastRead.map { all.count - 1 - $0 } ?? all.count
-        return MessagePage(
-            messages: shown.map { MessageItem(id: $0.id, role: $0.role.rawValue, content: $0.content, status: $0.status.rawValue,
-                                              sequence: $0.sequence, createdAt: $0.createdAt, updatedAt: $0.updatedAt) },
-            unreadCount: unread, hasMore: page.count > limit)
+        let page = try engine.chats.messages(threadID: thread.id, before: beforeSequence, limit: limit)
+        let unread = try engine.chats.unreadCount(threadID: thread.id)
+        if beforeSequence == nil, let newest = page.messages.last {
+            try engine.chats.markRead(threadID: thread.id, messageID: newest.id)
+        }
+        return MessagePage(messages: page.messages.map(MessageItem.init), unreadCount: unread, hasMore: page.earlier != nil)
     }
 
     struct SendBody: Decodable {

@@ -1,6 +1,7 @@
 import Foundation
 import GriotAuth
 import Hummingbird
+import NIOCore
 
 /// The context of one request: who is calling (set by `AuthMiddleware`) and the request id.
 public struct GriotRequestContext: RequestContext {
@@ -9,9 +10,12 @@ public struct GriotRequestContext: RequestContext {
     public var caller: Caller?
     /// `X-Request-ID` as sent, or one made up; echoed on the response and in every log line.
     public var requestID: String = ""
+    /// The client's socket address (the proxy's, behind one), for the audit log's salted hash.
+    public var remoteAddress: SocketAddress?
 
     public init(source: Source) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
     }
 
     /// The caller on a route that requires one (the middleware guarantees it is set there).

@@ -4,6 +4,7 @@ import GriotAuth
 import GriotChat
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// The HTTP service: every route, its middleware, and the application that serves them.
 ///
@@ -19,10 +20,15 @@ public struct GriotService: Sendable {
     public let metrics: ServiceMetrics
     /// Messages per user: 30 a minute and 300 a day unless told otherwise.
     public let limiter: RateLimiter
+    /// Hashes client addresses for the audit log.
+    public let addresses: AddressHasher
+    /// Set when a graceful shutdown begins.
+    public let drain = DrainState()
 
     public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry = TurnRegistry(), metrics: ServiceMetrics = ServiceMetrics(),
-                limits: [RateLimit] = RateLimit.defaults) throws {
+                limits: [RateLimit] = RateLimit.defaults, addresses: AddressHasher = .ephemeral()) throws {
         self.engine = engine
+        self.addresses = addresses
         self.verifier = verifier
         self.turns = turns
         self.metrics = metrics
@@ -33,21 +39,42 @@ public struct GriotService: Sendable {
         let router = Router(context: GriotRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
-        HealthRoutes(engine: engine, metrics: metrics).add(to: router)
+        router.add(middleware: DrainMiddleware(state: drain))
+        HealthRoutes(engine: engine, metrics: metrics, drain: drain).add(to: router)
         let observer = TurnMetricsObserver(metrics: metrics, counters: engine.counters)
-        let api = router.group("api").add(middleware: AuthMiddleware(verifier: verifier))
+        let api = router.group("api").add(middleware: AuthMiddleware(verifier: verifier, addresses: addresses))
         GriotRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("griot"))
         StoryRoutes(archive: engine.archive).add(to: api.group("stories"))
         CoachRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("coach"))
+        AdminRoutes(chats: engine.chats, turns: turns).add(to: api)
         return router
     }
 
     /// The service with its scheduled jobs. `interruptedAfter`: see `MaintenanceService`.
     public func application(host: String, port: Int, interruptedAfter: Double = 90, logger: Logger? = nil) -> some ApplicationProtocol {
-        var logger = logger ?? Logger(label: "griot")
-        logger.logLevel = .info
+        let logger = logger ?? Self.defaultLogger
         let jobs = MaintenanceService(chats: engine.chats, interruptedAfter: interruptedAfter, logger: logger)
         return Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "griot"),
                            services: [jobs], logger: logger)
+    }
+
+    /// Serves until SIGTERM or SIGINT, then shuts down gracefully: new chats get 503, running
+    /// replies have `shutdownGrace` to finish and are then stopped and stored as interrupted,
+    /// and only then does the server close.
+    public func run(host: String, port: Int, interruptedAfter: Double = 90, shutdownGrace: Duration = .seconds(20),
+                    logger: Logger? = nil) async throws {
+        let logger = logger ?? Self.defaultLogger
+        let drainer = StreamDrainService(turns: turns, chats: engine.chats, state: drain, grace: shutdownGrace, logger: logger)
+        // A group shuts its services down last to first: the drainer hears of it before the server.
+        let group = ServiceGroup(configuration: .init(
+            services: [application(host: host, port: port, interruptedAfter: interruptedAfter, logger: logger), drainer],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    static var defaultLogger: Logger {
+        var logger = Logger(label: "griot")
+        logger.logLevel = .info
+        return logger
     }
 }

@@ -8,6 +8,7 @@ import Hummingbird
 struct HealthRoutes: Sendable {
     let engine: ChatEngine
     let metrics: ServiceMetrics
+    let drain: DrainState
 
     struct Liveness: ResponseEncodable {
         var status = "ok"
@@ -49,6 +50,7 @@ struct HealthRoutes: Sendable {
             writable = false
             problems.append("the database does not take writes: \(error)")
         }
+        if drain.isDraining { problems.append("the node is shutting down; its running replies are finishing") }
         let breakers = await engine.breakers.snapshots()
         // An open breaker is reported but does not make the node unready: the offline responder
         // and the rest of the API still work, and the breaker closes by itself.

@@ -2,26 +2,34 @@ import Foundation
 import GriotStore
 import Logging
 import ServiceLifecycle
+import Synchronization
 
-/// The scheduled jobs of a node, run once at start and then every `interval` seconds until
-/// shutdown: replies left `streaming` by a node that died are marked interrupted.
+/// The scheduled jobs of a node, run once at start and then every `interval` until shutdown:
+/// replies left `streaming` by a node that died are marked interrupted; and, every
+/// `retentionInterval` (an hour), messages and threads deleted more than 30 days ago are purged
+/// and messages older than 18 months are moved to the archive table. Every job is idempotent,
+/// so several nodes may run them on one database.
 ///
 /// ```swift
 /// let jobs = MaintenanceService(chats: engine.chats, interruptedAfter: 90, logger: logger)
 /// // passed to the Application's services; ServiceLifecycle runs and stops it
 /// ```
-public struct MaintenanceService: Service {
+public final class MaintenanceService: Service, Sendable {
     let chats: ChatStore
     /// Seconds a `streaming` reply must be untouched before it counts as interrupted (above the
     /// provider's read timeout, so that other nodes' slow replies are not taken for dead).
     let interruptedAfter: Double
     let interval: Duration
+    let retentionInterval: TimeInterval
     let logger: Logger
+    private let lastRetention = Mutex<Date?>(nil)
 
-    public init(chats: ChatStore, interruptedAfter: Double = 90, interval: Duration = .seconds(30), logger: Logger = Logger(label: "griot.jobs")) {
+    public init(chats: ChatStore, interruptedAfter: Double = 90, interval: Duration = .seconds(30), retentionInterval: TimeInterval = 3600,
+                logger: Logger = Logger(label: "griot.jobs")) {
         self.chats = chats
         self.interruptedAfter = interruptedAfter
         self.interval = interval
+        self.retentionInterval = retentionInterval
         self.logger = logger
     }
 
@@ -30,8 +38,8 @@ public struct MaintenanceService: Service {
         // the group would wait for the loop forever).
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                runOnce()
-                try await Task.sleep(for: interval)
+                self.runOnce()
+                try await Task.sleep(for: self.interval)
             }
         }
     }
@@ -41,7 +49,23 @@ public struct MaintenanceService: Service {
             let interrupted = try chats.markInterruptedReplies(staleAfter: interruptedAfter, now: now)
             if interrupted > 0 { logger.info("marked \(interrupted) replies interrupted (left streaming by a stopped service)") }
         } catch {
-            logger.error("maintenance failed: \(error)")
+            logger.error("marking interrupted replies failed: \(error)")
+        }
+        let due = lastRetention.withLock { last in
+            guard last.map({ now.timeIntervalSince($0) >= retentionInterval }) ?? true else { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        do {
+            let purged = try chats.purgeDeleted(olderThan: DateComponents(day: 30), now: now)
+            if purged.messages + purged.threads > 0 {
+                logger.info("purged \(purged.threads) threads and \(purged.messages) messages deleted over 30 days ago")
+            }
+            let archived = try chats.archiveMessages(olderThan: DateComponents(month: 18), now: now)
+            if archived > 0 { logger.info("archived \(archived) messages older than 18 months") }
+        } catch {
+            logger.error("retention jobs failed: \(error); they run again in \(Int(retentionInterval)) s")
         }
     }
 }

@@ -79,6 +79,11 @@ public actor TurnRegistry {
 
     public var runningCount: Int { entries.values.filter { !$0.finished }.count }
 
+    /// The turns still running, of one user or of everyone (for erasure and for shutdown).
+    public func runningTurns(owner: String? = nil) -> [ChatTurn] {
+        entries.values.filter { !$0.finished && (owner == nil || $0.owner == owner) }.map(\.turn)
+    }
+
     private func record(_ event: TurnEvent, turnID: String) {
         guard let entry = entries[turnID] else { return }
         entry.events.append(event)

@@ -24,6 +24,8 @@ public struct AuditAction: RawRepresentable, Codable, Sendable, Hashable, Expres
     public static let threadPurge: AuditAction = "thread.purge"
     public static let userPurge: AuditAction = "user.purge"
     public static let auditPurge: AuditAction = "audit.purge"
+    /// A coach or admin exported a thread (`details.format`: json or pdf).
+    public static let threadExport: AuditAction = "thread.export"
 }
 
 /// One line of the audit log: who (`actorID`) did what (`action`) to whose data (`userID`),
@@ -65,13 +67,13 @@ public struct AuditEntry: Codable, Sendable, Hashable, FetchableRecord, MutableP
     }
 
     /// A value in `details`: the log holds counts, statuses and versions, never free text.
-    enum DetailValue: Encodable, ExpressibleByIntegerLiteral, ExpressibleByStringLiteral {
+    public enum DetailValue: Encodable, Sendable, ExpressibleByIntegerLiteral, ExpressibleByStringLiteral {
         case int(Int), string(String)
 
-        init(integerLiteral value: Int) { self = .int(value) }
-        init(stringLiteral value: String) { self = .string(value) }
+        public init(integerLiteral value: Int) { self = .int(value) }
+        public init(stringLiteral value: String) { self = .string(value) }
 
-        func encode(to encoder: any Encoder) throws {
+        public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
             case .int(let value): try container.encode(value)
@@ -81,7 +83,7 @@ public struct AuditEntry: Codable, Sendable, Hashable, FetchableRecord, MutableP
     }
 
     /// `details` as JSON with sorted keys.
-    static func details(_ values: [String: DetailValue]) -> String {
+    public static func details(_ values: [String: DetailValue]) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(values) else { return "{}" }

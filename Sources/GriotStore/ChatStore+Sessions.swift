@@ -53,4 +53,24 @@ extension ChatStore {
             return db.changesCount
         }
     }
+
+    /// Marks the given replies `interrupted` (with their turns) when they ended `stopped` or are
+    /// still `streaming`: a service shutting down stopped them, not their user.
+    @discardableResult
+    public func markInterrupted(replyIDs: [String], now: Date = Date()) throws -> Int {
+        guard !replyIDs.isEmpty else { return 0 }
+        let ids = String(decoding: try JSONEncoder().encode(replyIDs), as: UTF8.self)
+        return try writer.write { db in
+            try db.execute(sql: """
+                UPDATE turn SET status = 'interrupted' WHERE status IN ('stopped', 'streaming')
+                AND assistantMessageID IN (SELECT value FROM json_each(?))
+                """, arguments: [ids])
+            try db.execute(sql: """
+                UPDATE message SET status = 'interrupted', updatedAt = ?,
+                error = 'The service restarted while this reply was being written; ask again to get a whole answer.'
+                WHERE status IN ('stopped', 'streaming') AND id IN (SELECT value FROM json_each(?))
+                """, arguments: [now, ids])
+            return db.changesCount
+        }
+    }
 }

@@ -1,0 +1,90 @@
+import Foundation
+import GriotAuth
+import GriotStore
+import Hummingbird
+
+/// The audit log for admins, and erasure of a user's chat data (GDPR).
+struct AdminRoutes: Sendable {
+    let chats: ChatStore
+    let turns: TurnRegistry
+
+    func add(to router: RouterGroup<GriotRequestContext>) {
+        router.get("audit", use: audit)
+        router.delete("users/:id", use: eraseUser)
+    }
+
+    struct AuditItem: Encodable {
+        var id: Int64
+        var at: Date
+        var action: String
+        var userID: String?
+        var actorID: String?
+        var threadID: String?
+        var messageID: String?
+        var ipHash: String?
+        var moderation: String?
+        var details: String?
+    }
+
+    struct AuditPage: ResponseEncodable {
+        var entries: [AuditItem]
+        /// The `offset` of the next page; absent on the last one.
+        var nextOffset: Int?
+    }
+
+    /// Audit entries, newest first, filtered by `user_id`, `actor_id`, `thread_id`, `message_id`,
+    /// `action` (comma-separated), `since` and `until` (ISO 8601); `limit` (1–1,000, default 100) and `offset` page.
+    @Sendable func audit(_ request: Request, context: GriotRequestContext) async throws -> AuditPage {
+        let caller = try context.requireCaller()
+        guard caller.role.mayAdminister else { throw APIError(.forbidden, code: "forbidden", "Only admins may read the audit log.") }
+        let query = request.uri.queryParameters
+        func text(_ name: String) -> String? { query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
+        func date(_ name: String) throws -> Date? {
+            guard let value = text(name) else { return nil }
+            guard let date = try? Date(value, strategy: .iso8601) else {
+                throw APIError.badRequest("invalid_\(name)", "\(name) must be an ISO 8601 time such as 2026-11-01T00:00:00Z.")
+            }
+            return date
+        }
+        func number(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+            guard let value = text(name) else { return fallback }
+            guard let number = Int(value), range.contains(number) else {
+                throw APIError.badRequest("invalid_\(name)", "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+            }
+            return number
+        }
+        let limit = try number("limit", default: 100, range: 1...1_000)
+        let offset = try number("offset", default: 0, range: 0...10_000_000)
+        let actions = text("action").map { $0.split(separator: ",").map { AuditAction(String($0).trimmingCharacters(in: .whitespaces)) } } ?? []
+        let filter = AuditFilter(userID: text("user_id"), actorID: text("actor_id"), threadID: text("thread_id"), messageID: text("message_id"),
+                                 actions: actions, since: try date("since"), until: try date("until"), limit: limit + 1, offset: offset)
+        let entries = try chats.auditEntries(filter)
+        let items = entries.prefix(limit).map {
+            AuditItem(id: $0.id ?? 0, at: $0.at, action: $0.action.rawValue, userID: $0.userID, actorID: $0.actorID, threadID: $0.threadID,
+                      messageID: $0.messageID, ipHash: $0.ipHash, moderation: $0.moderation, details: $0.details)
+        }
+        return AuditPage(entries: Array(items), nextOffset: entries.count > limit ? offset + limit : nil)
+    }
+
+    struct ErasureReply: ResponseEncodable {
+        var userID: String
+        var erased: RetentionCounts
+    }
+
+    /// Erases everything the chat store holds about a user (their threads, messages, turns,
+    /// profile, rate-limit rows and audit entries) in one transaction. The user themself or an admin.
+    @Sendable func eraseUser(_ request: Request, context: GriotRequestContext) async throws -> ErasureReply {
+        let caller = try context.requireCaller()
+        let userID = try context.parameters.require("id")
+        guard caller.userID == userID || caller.role.mayAdminister else {
+            throw APIError(.forbidden, code: "forbidden", "You may erase only your own data; an admin can erase another user's.")
+        }
+        // Replies still streaming would write into the erased threads; stop them first.
+        for turn in await turns.runningTurns(owner: userID) {
+            turn.stop()
+            await turn.finished()
+        }
+        let counts = try chats.purgeUser(userID: userID, by: caller.userID)
+        return ErasureReply(userID: userID, erased: counts)
+    }
+}
