@@ -105,4 +105,57 @@ import Testing
             }
         }
     }
+
+    /// SIGTERM: replies that finish within the grace period complete, the rest are stopped and
+    /// stored as interrupted, new chats meanwhile get 503, and the process exits cleanly.
+    @Test func sigtermLetsShortRepliesFinishAndStoresTheRestAsInterrupted() async throws {
+        let sandbox = try GriotSandbox()
+        try await StubChatServer.with({ index in
+            index == 0 ? .stream((0..<10).map { "s\($0) " }, pause: 0.2) : .stream((0..<400).map { "w\($0) " }, pause: 0.02)
+        }) { stub in
+            let port = Int.random(in: 20_000..<40_000)
+            let server = try Server(sandbox: sandbox, port: port, environment: [
+                "GRIOT_AUTH_MODE": "development", "OPENAI_BASE_URL": stub.baseURL, "OPENAI_MODEL": "stub-model", "GRIOT_SHUTDOWN_GRACE_SECONDS": "4"])
+            try await server.waitUntilReady()
+            let verifier = try await TokenVerifier.make(AuthConfiguration(environment: ["GRIOT_AUTH_MODE": "development"]))
+            let token = try await verifier.mintDevelopmentToken(userID: "u-term", role: .client)
+            @Sendable func chat(_ question: String) async throws -> (status: Int, text: String) {
+                var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/api/griot/chat/stream")
+                request.method = .POST
+                request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                request.headers.add(name: "Content-Type", value: "application/json")
+                request.body = .bytes(ByteBuffer(bytes: Array(try JSONSerialization.data(withJSONObject: ["message": question]))))
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                return (Int(response.status.code), String(buffer: body))
+            }
+            let short = Task { try await chat("A short question about the flood") }
+            #expect(await stub.waitUntil(timeout: 30) { $0.count == 1 })
+            let long = Task { try await chat("A long question about the harvest") }
+            #expect(await stub.waitUntil(timeout: 30) { $0.count == 2 })
+            server.process.terminate()   // SIGTERM
+            try await Task.sleep(for: .milliseconds(300))
+            let refused = try await chat("A question asked while the node drains")
+            #expect(refused.status == 503 && refused.text.contains("shutting_down"))
+            let shortResult = try await short.value
+            let longResult = try await long.value
+            #expect(shortResult.text.contains("event: done") && shortResult.text.contains("s9"))
+            #expect(longResult.text.contains("event: done"), "the interrupted stream still ends with done")
+            server.process.waitUntilExit()
+            #expect(server.process.terminationStatus == 0)
+
+            let database = sandbox.directory.appendingPathComponent("data/griot/griot.sqlite").path
+            let queue = try DatabaseQueue(path: database)
+            try await queue.read { db in
+                #expect(try String.fetchOne(db, sql: "PRAGMA integrity_check") == "ok")
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT u.content AS question, a.status AS status FROM message a JOIN message u
+                    ON u.threadID = a.threadID AND u.sequence = a.sequence - 1 WHERE a.role = 'assistant'
+                    """)
+                let statuses = Dictionary(uniqueKeysWithValues: rows.map { ($0["question"] as String, $0["status"] as String) })
+                #expect(statuses == ["A short question about the flood": "complete", "A long question about the harvest": "interrupted"], "\(statuses)")
+                #expect(try String.fetchAll(db, sql: "SELECT status FROM turn ORDER BY status") == ["complete", "interrupted"])
+            }
+        }
+    }
 }
