@@ -22,6 +22,11 @@ struct StoryRoutes: Sendable {
         var updated: Int
         var unchanged: Int
         var storyIDs: [String]
+        // Spelled out: the snake_case encoder would write "story_i_ds".
+        enum CodingKeys: String, CodingKey {
+            case added, updated, unchanged
+            case storyIDs = "storyIds"
+        }
     }
 
     @Sendable func ingest(_ request: Request, context: GriotRequestContext) async throws -> EditedResponse<IngestReply> {

@@ -211,6 +211,7 @@ import Testing
             }
             try await http.execute(uri: "/api/stories", method: .post, headers: admin, body: story) { response in
                 #expect(response.status == .created)
+                #expect(json(response.body)["story_ids"] as? [String] == ["test-porch"])
             }
             try await http.execute(uri: "/api/stories/search?q=fireflies", method: .get, headers: client) { response in
                 #expect((json(response.body)["results"] as? [[String: Any]])?.first?["story_id"] as? String == "test-porch")
