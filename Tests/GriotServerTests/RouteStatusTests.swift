@@ -1,0 +1,216 @@
+import Foundation
+import GriotAuth
+@testable import GriotServer
+import GriotTestSupport
+import HTTPTypes
+import NIOCore
+import HummingbirdTesting
+import NIOHTTP1
+import Testing
+import Yams
+
+/// Every status the OpenAPI document promises for an operation is produced by a real request
+/// here, over HTTP, and every error comes in the `{"error": {code, message, details}}` shape.
+@Suite struct RouteStatusTests {
+    struct Case {
+        var method: NIOHTTP1.HTTPMethod
+        var path: String
+        var operation: String
+        var status: Int
+        var headers: HTTPFields
+        var body: ByteBuffer?
+    }
+
+    /// The statuses the document lists for each "METHOD /path".
+    static func documented() throws -> [String: Set<Int>] {
+        let document = try #require(try Yams.load(yaml: OpenAPIDocument.text) as? [String: Any])
+        var statuses: [String: Set<Int>] = [:]
+        for (path, item) in try #require(document["paths"] as? [String: Any]) {
+            for (method, operation) in item as? [String: Any] ?? [:] {
+                guard let responses = (operation as? [String: Any])?["responses"] as? [AnyHashable: Any] else { continue }
+                statuses["\(method.uppercased()) \(path)"] = Set(responses.keys.compactMap { Int("\($0)") })
+            }
+        }
+        return statuses
+    }
+
+    @Test func everyDocumentedStatusIsProducedAndErrorsHaveTheirShape() async throws {
+        let service = try await TestService()
+        let verifier = service.verifier
+        func bearer(_ user: String, _ role: CallerRole = .client, courses: [String]? = nil) async throws -> HTTPFields {
+            let token = try await verifier.mintDevelopmentToken(userID: user, role: role, courseIDs: courses, expiresIn: 600)
+            return [.authorization: "Bearer \(token)", .contentType: "application/json"]
+        }
+        let maya = try await bearer("u-maya")
+        let stranger = try await bearer("u-stranger")
+        let coach = try await bearer("u-coach", .coach, courses: ["course-7"])
+        let admin = try await bearer("u-admin", .admin)
+        let anonymous: HTTPFields = [.contentType: "application/json"]
+        let story: [String: Any] = ["artifact_id": "status-porch", "title": "The Porch", "privacy": "public", "owner_user_id": "u-admin",
+                                    "transcript": "We sat on the porch and counted fireflies until the streetlights came on."]
+        let storyBody = body(story)
+
+        var covered = try await service.test(.live) { client -> [String: Set<Int>] in
+            var covered: [String: Set<Int>] = [:]
+            // Fixtures: a Griot session, a coaching thread with one exchange, the user message's ETag.
+            let asked = try await live(client, .POST, "/api/griot/chat", headers: maya, body: body(["message": "What happened in the flood?"]))
+            let session = try #require(object(asked.text)["session_id"] as? String)
+            let opened = try await live(client, .POST, "/api/coach/threads", headers: maya, body: body(["course_id": "course-7"]))
+            let thread = try #require(object(opened.text)["id"] as? String)
+            _ = try await live(client, .POST, "/api/coach/threads/\(thread)/messages", headers: maya, body: body(["content": "Hello coach"]))
+            let page = try await live(client, .GET, "/api/coach/threads/\(thread)/messages", headers: maya)
+            let messages = try #require(object(page.text)["messages"] as? [[String: Any]])
+            let mine = try #require(messages.first { $0["role"] as? String == "user" })
+            let messageID = try #require(mine["id"] as? String)
+            let etag = try #require(mine["etag"] as? String)
+            var matching = maya
+            matching[.ifMatch] = etag
+            var stale = maya
+            stale[.ifMatch] = "\"m-\(messageID)-v99\""
+
+            let cases: [Case] = [
+                Case(method: .GET, path: "/healthz", operation: "GET /healthz", status: 200, headers: anonymous),
+                Case(method: .GET, path: "/readyz", operation: "GET /readyz", status: 200, headers: anonymous),
+                Case(method: .GET, path: "/openapi.yaml", operation: "GET /openapi.yaml", status: 200, headers: anonymous),
+                Case(method: .GET, path: "/metrics", operation: "GET /metrics", status: 200, headers: anonymous),
+
+                Case(method: .POST, path: "/api/griot/chat", operation: "POST /api/griot/chat", status: 200, headers: maya, body: body(["message": "Who kept bees?"])),
+                Case(method: .POST, path: "/api/griot/chat", operation: "POST /api/griot/chat", status: 400, headers: maya, body: body(["message": "  "])),
+                Case(method: .POST, path: "/api/griot/chat", operation: "POST /api/griot/chat", status: 401, headers: anonymous, body: body(["message": "hi"])),
+                Case(method: .POST, path: "/api/griot/chat", operation: "POST /api/griot/chat", status: 404, headers: stranger, body: body(["session_id": session, "message": "hi"])),
+                Case(method: .POST, path: "/api/griot/chat/stream", operation: "POST /api/griot/chat/stream", status: 200, headers: stranger, body: body(["message": "Who kept bees?"])),
+                Case(method: .POST, path: "/api/griot/chat/stream", operation: "POST /api/griot/chat/stream", status: 400, headers: stranger, body: body(["nothing": 1])),
+                Case(method: .POST, path: "/api/griot/chat/stream", operation: "POST /api/griot/chat/stream", status: 401, headers: anonymous, body: body(["message": "hi"])),
+                Case(method: .POST, path: "/api/griot/chat/stream", operation: "POST /api/griot/chat/stream", status: 404, headers: stranger, body: body(["session_id": session, "message": "hi"])),
+                Case(method: .GET, path: "/api/griot/sessions", operation: "GET /api/griot/sessions", status: 200, headers: maya),
+                Case(method: .GET, path: "/api/griot/sessions", operation: "GET /api/griot/sessions", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/griot/sessions/\(session)", operation: "GET /api/griot/sessions/{id}", status: 200, headers: maya),
+                Case(method: .GET, path: "/api/griot/sessions/\(session)", operation: "GET /api/griot/sessions/{id}", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/griot/sessions/\(session)", operation: "GET /api/griot/sessions/{id}", status: 404, headers: stranger),
+                Case(method: .DELETE, path: "/api/griot/sessions/\(session)", operation: "DELETE /api/griot/sessions/{id}", status: 401, headers: anonymous),
+                Case(method: .DELETE, path: "/api/griot/sessions/\(session)", operation: "DELETE /api/griot/sessions/{id}", status: 404, headers: stranger),
+                Case(method: .DELETE, path: "/api/griot/sessions/\(session)", operation: "DELETE /api/griot/sessions/{id}", status: 204, headers: maya),
+
+                Case(method: .POST, path: "/api/stories", operation: "POST /api/stories", status: 201, headers: admin, body: storyBody),
+                Case(method: .POST, path: "/api/stories", operation: "POST /api/stories", status: 200, headers: admin, body: storyBody),
+                Case(method: .POST, path: "/api/stories", operation: "POST /api/stories", status: 400, headers: admin, body: body([] as [Any])),
+                Case(method: .POST, path: "/api/stories", operation: "POST /api/stories", status: 401, headers: anonymous, body: storyBody),
+                Case(method: .POST, path: "/api/stories", operation: "POST /api/stories", status: 403, headers: maya, body: storyBody),
+                Case(method: .POST, path: "/api/stories", operation: "POST /api/stories", status: 422, headers: admin, body: body(["title": "No id"])),
+                Case(method: .DELETE, path: "/api/stories/status-porch", operation: "DELETE /api/stories/{id}", status: 401, headers: anonymous),
+                Case(method: .DELETE, path: "/api/stories/status-porch", operation: "DELETE /api/stories/{id}", status: 403, headers: maya),
+                Case(method: .DELETE, path: "/api/stories/status-porch", operation: "DELETE /api/stories/{id}", status: 204, headers: admin),
+                Case(method: .DELETE, path: "/api/stories/status-porch", operation: "DELETE /api/stories/{id}", status: 404, headers: admin),
+                Case(method: .GET, path: "/api/stories/search?q=flood", operation: "GET /api/stories/search", status: 200, headers: maya),
+                Case(method: .GET, path: "/api/stories/search", operation: "GET /api/stories/search", status: 400, headers: maya),
+                Case(method: .GET, path: "/api/stories/search?q=flood", operation: "GET /api/stories/search", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/stories/near?lat=33.4&lon=-91.06&radius_km=50", operation: "GET /api/stories/near", status: 200, headers: maya),
+                Case(method: .GET, path: "/api/stories/near?lat=north", operation: "GET /api/stories/near", status: 400, headers: maya),
+                Case(method: .GET, path: "/api/stories/near?lat=33.4&lon=-91.06", operation: "GET /api/stories/near", status: 401, headers: anonymous),
+
+                Case(method: .POST, path: "/api/coach/threads", operation: "POST /api/coach/threads", status: 200, headers: maya, body: body(["course_id": "course-7"])),
+                Case(method: .POST, path: "/api/coach/threads", operation: "POST /api/coach/threads", status: 400, headers: maya, body: body([:])),
+                Case(method: .POST, path: "/api/coach/threads", operation: "POST /api/coach/threads", status: 401, headers: anonymous, body: body(["course_id": "course-7"])),
+                Case(method: .POST, path: "/api/coach/threads", operation: "POST /api/coach/threads", status: 403, headers: coach, body: body(["course_id": "course-9"])),
+                Case(method: .GET, path: "/api/coach/threads/\(thread)/messages", operation: "GET /api/coach/threads/{id}/messages", status: 200, headers: maya),
+                Case(method: .GET, path: "/api/coach/threads/\(thread)/messages?limit=0", operation: "GET /api/coach/threads/{id}/messages", status: 400, headers: maya),
+                Case(method: .GET, path: "/api/coach/threads/\(thread)/messages", operation: "GET /api/coach/threads/{id}/messages", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/coach/threads/\(thread)/messages", operation: "GET /api/coach/threads/{id}/messages", status: 404, headers: stranger),
+                Case(method: .POST, path: "/api/coach/threads/\(thread)/messages", operation: "POST /api/coach/threads/{id}/messages", status: 400, headers: maya, body: body(["content": ""])),
+                Case(method: .POST, path: "/api/coach/threads/\(thread)/messages", operation: "POST /api/coach/threads/{id}/messages", status: 401, headers: anonymous, body: body(["content": "hi"])),
+                Case(method: .POST, path: "/api/coach/threads/\(thread)/messages", operation: "POST /api/coach/threads/{id}/messages", status: 404, headers: stranger, body: body(["content": "hi"])),
+                Case(method: .POST, path: "/api/coach/threads/\(thread)/stop", operation: "POST /api/coach/threads/{id}/stop", status: 200, headers: maya),
+                Case(method: .POST, path: "/api/coach/threads/\(thread)/stop", operation: "POST /api/coach/threads/{id}/stop", status: 401, headers: anonymous),
+                Case(method: .POST, path: "/api/coach/threads/\(thread)/stop", operation: "POST /api/coach/threads/{id}/stop", status: 404, headers: stranger),
+                Case(method: .PUT, path: "/api/coach/courses/course-7/instructions", operation: "PUT /api/coach/courses/{id}/instructions", status: 200, headers: coach, body: body(["instructions": "Be brief."])),
+                Case(method: .PUT, path: "/api/coach/courses/course-7/instructions", operation: "PUT /api/coach/courses/{id}/instructions", status: 400, headers: coach, body: body(["title": "no instructions"])),
+                Case(method: .PUT, path: "/api/coach/courses/course-7/instructions", operation: "PUT /api/coach/courses/{id}/instructions", status: 401, headers: anonymous, body: body(["instructions": "x"])),
+                Case(method: .PUT, path: "/api/coach/courses/course-7/instructions", operation: "PUT /api/coach/courses/{id}/instructions", status: 403, headers: maya, body: body(["instructions": "x"])),
+                Case(method: .GET, path: "/api/coach/threads/\(thread)/export", operation: "GET /api/coach/threads/{id}/export", status: 200, headers: coach),
+                Case(method: .GET, path: "/api/coach/threads/\(thread)/export?format=rtf", operation: "GET /api/coach/threads/{id}/export", status: 400, headers: coach),
+                Case(method: .GET, path: "/api/coach/threads/\(thread)/export", operation: "GET /api/coach/threads/{id}/export", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/coach/threads/\(thread)/export", operation: "GET /api/coach/threads/{id}/export", status: 403, headers: maya),
+                Case(method: .GET, path: "/api/coach/threads/nope/export", operation: "GET /api/coach/threads/{id}/export", status: 404, headers: coach),
+                Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 428, headers: maya, body: body(["content": "Hello, coach"])),
+                Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 409, headers: stale, body: body(["content": "Hello, coach"])),
+                Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 400, headers: matching, body: body(["content": " "])),
+                Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 401, headers: anonymous, body: body(["content": "x"])),
+                Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 404, headers: stranger, body: body(["content": "x"])),
+                Case(method: .PATCH, path: "/api/coach/messages/\(messages.last!["id"] as! String)", operation: "PATCH /api/coach/messages/{id}", status: 403, headers: matching, body: body(["content": "x"])),
+                Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 200, headers: matching, body: body(["content": "Hello, coach"])),
+                Case(method: .DELETE, path: "/api/coach/messages/\(messageID)", operation: "DELETE /api/coach/messages/{id}", status: 409, headers: matching),
+                Case(method: .DELETE, path: "/api/coach/messages/\(messageID)", operation: "DELETE /api/coach/messages/{id}", status: 401, headers: anonymous),
+                Case(method: .DELETE, path: "/api/coach/messages/\(messageID)", operation: "DELETE /api/coach/messages/{id}", status: 204, headers: maya),
+                Case(method: .DELETE, path: "/api/coach/messages/\(messageID)", operation: "DELETE /api/coach/messages/{id}", status: 404, headers: maya),
+
+                Case(method: .GET, path: "/api/audit?limit=5", operation: "GET /api/audit", status: 200, headers: admin),
+                Case(method: .GET, path: "/api/audit?until=soon", operation: "GET /api/audit", status: 400, headers: admin),
+                Case(method: .GET, path: "/api/audit", operation: "GET /api/audit", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/audit", operation: "GET /api/audit", status: 403, headers: coach),
+                Case(method: .DELETE, path: "/api/users/u-maya", operation: "DELETE /api/users/{id}", status: 401, headers: anonymous),
+                Case(method: .DELETE, path: "/api/users/u-maya", operation: "DELETE /api/users/{id}", status: 403, headers: stranger),
+                Case(method: .DELETE, path: "/api/users/u-stranger", operation: "DELETE /api/users/{id}", status: 200, headers: stranger),
+            ]
+            for test in cases {
+                let response = try await live(client, test.method, test.path, headers: test.headers, body: test.body)
+                #expect(response.status == test.status, "\(test.method) \(test.path): \(response.status) \(response.text.prefix(200))")
+                if test.status >= 400 {
+                    let error = object(response.text)["error"] as? [String: Any]
+                    #expect(error?["code"] is String && error?["message"] is String && error?["details"] is [String: Any],
+                            "\(test.method) \(test.path): \(response.text.prefix(200))")
+                }
+                covered[test.operation, default: []].insert(test.status)
+            }
+
+            // 503: a node shutting down turns new chats away and is not ready.
+            service.service.drain.begin()
+            for (method, path, operation) in [(NIOHTTP1.HTTPMethod.POST, "/api/griot/chat", "POST /api/griot/chat"),
+                                               (.POST, "/api/griot/chat/stream", "POST /api/griot/chat/stream"),
+                                               (.POST, "/api/coach/threads/\(thread)/messages", "POST /api/coach/threads/{id}/messages"),
+                                               (.GET, "/readyz", "GET /readyz")] {
+                let response = try await live(client, method, path, headers: admin, body: body(["message": "hi", "content": "hi"]))
+                #expect(response.status == 503, "\(operation)")
+                covered[operation, default: []].insert(503)
+            }
+            return covered
+        }
+
+        // 429: over a limit of one message a minute, on every route that sends one.
+        let limitedService = try await TestService(limits: [.perMinute(1)])
+        let sam = try await limitedService.headers("u-sam")
+        try await limitedService.test(.live) { client in
+            let opened = try await live(client, .POST, "/api/coach/threads", headers: sam, body: body(["course_id": "course-7"]))
+            let thread = try #require(object(opened.text)["id"] as? String)
+            let first = try await live(client, .POST, "/api/coach/threads/\(thread)/messages", headers: sam, body: body(["content": "One"]))
+            #expect(first.status == 200)
+            for (path, field) in [("/api/coach/threads/\(thread)/messages", "content"), ("/api/griot/chat", "message"), ("/api/griot/chat/stream", "message")] {
+                let response = try await live(client, .POST, path, headers: sam, body: body([field: "Two"]))
+                #expect(response.status == 429 && response.headers["retry-after"] != nil, "\(path): \(response.status)")
+                #expect((object(response.text)["error"] as? [String: Any])?["code"] as? String == "rate_limited")
+            }
+        }
+        covered["POST /api/coach/threads/{id}/messages", default: []].formUnion([200, 429])
+        covered["POST /api/griot/chat", default: []].insert(429)
+        covered["POST /api/griot/chat/stream", default: []].insert(429)
+
+        // 502: the model answers with an error it will not get over by retrying.
+        try await StubChatServer.with({ _ in .error(status: 400, message: "bad request upstream") }) { stub in
+            let failing = try await TestService(provider: try RemoteProviderForTests.make(stub.baseURL))
+            let headers = try await failing.headers("u-maya")
+            try await failing.test(.live) { client in
+                let response = try await live(client, .POST, "/api/griot/chat", headers: headers, body: body(["message": "What happened in the flood?"]))
+                #expect(response.status == 502, "\(response.text)")
+                #expect((object(response.text)["error"] as? [String: Any])?["details"] is [String: Any])
+            }
+        }
+        covered["POST /api/griot/chat", default: []].insert(502)
+
+        let documented = try Self.documented()
+        for (operation, statuses) in documented {
+            let missing = statuses.subtracting(covered[operation] ?? [])
+            #expect(missing.isEmpty, "\(operation): documented statuses no request here produced: \(missing.sorted())")
+            let undocumented = (covered[operation] ?? []).subtracting(statuses)
+            #expect(undocumented.isEmpty, "\(operation): statuses produced but not documented: \(undocumented.sorted())")
+        }
+    }
+}
