@@ -26,13 +26,14 @@ enum EventStreamResponse {
             }
             (turnID, events) = (turn.id, subscribed)
         }
-        let body = request.body
+        let closed = context.connectionClosed
         return Response(status: .ok, headers: TurnEventStream.headers, body: .init { writer in
-            // A client that hangs up cancels this writer; the registry then stops the turn (after its
-            // grace period, in which the client may resume).
-            try await body.consumeWithCancellationOnInboundClose { _ in
-                try await TurnEventStream(turnID: turnID, events: events).write(to: &writer)
-            }
+            // A client that hangs up ends this writer; the registry then stops the turn (after its
+            // grace period, in which the client may resume). The stream watches the connection
+            // rather than use Hummingbird's consumeWithCancellationOnInboundClose: with the request
+            // body already read, that helper can leave its body source unfinished when the client
+            // closes, which traps in NIO.
+            try await TurnEventStream(turnID: turnID, events: events, closed: closed).write(to: &writer)
             try await writer.finish(nil)
         })
     }

@@ -12,10 +12,13 @@ public struct GriotRequestContext: RequestContext {
     public var requestID: String = ""
     /// The client's socket address (the proxy's, behind one), for the audit log's salted hash.
     public var remoteAddress: SocketAddress?
+    /// Closes when the client hangs up; a stream watches it to stop writing.
+    public var connectionClosed: EventLoopFuture<Void>
 
     public init(source: Source) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        connectionClosed = source.channel.closeFuture
     }
 
     /// The caller on a route that requires one (the middleware guarantees it is set there).

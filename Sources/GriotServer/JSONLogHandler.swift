@@ -21,18 +21,18 @@ public struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-                    file: String, function: String, line: UInt) {
+    public func log(event: LogEvent) {
         var fields: [String: String] = [
             "time": ISO8601DateFormatter.string(from: Date(), timeZone: TimeZone(identifier: "UTC")!,
                                                 formatOptions: [.withInternetDateTime, .withFractionalSeconds]),
-            "level": level.rawValue,
+            "level": event.level.rawValue,
             "label": label,
-            "message": message.description,
+            "message": event.message.description,
         ]
-        for (key, value) in metadata.merging(explicit ?? [:], uniquingKeysWith: { _, new in new }) {
+        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { _, new in new }) {
             fields[key] = "\(value)"
         }
+        if let error = event.error { fields["error"] = "\(error)" }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var line = try? encoder.encode(fields) else { return }

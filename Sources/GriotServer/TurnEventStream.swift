@@ -2,6 +2,7 @@ import Foundation
 import GriotChat
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// Writes a turn's events as Server-Sent Events: `id: <turn id>:<n>` with n increasing from 1
 /// (so `Last-Event-ID` names both the turn and the place to resume), `event:` the event's name,
@@ -14,6 +15,8 @@ import Hummingbird
 struct TurnEventStream: Sendable {
     let turnID: String
     let events: AsyncStream<TurnRegistry.NumberedEvent>
+    /// Completes when the client's connection closes; the stream then stops at once.
+    var closed: EventLoopFuture<Void>?
     var heartbeat: Duration = .seconds(15)
 
     static let headers: HTTPFields = [
@@ -44,7 +47,13 @@ struct TurnEventStream: Sendable {
                 continuation.yield(.heartbeat)
             }
         }
+        let hangUp = Task { [closed] in
+            guard let closed else { return }
+            try? await closed.get()
+            continuation.yield(.end)
+        }
         defer {
+            hangUp.cancel()
             beat.cancel()
             forward.cancel()
             continuation.finish()

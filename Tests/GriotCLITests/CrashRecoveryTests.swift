@@ -12,6 +12,7 @@ import Testing
     final class Server {
         let process = Process()
         let port: Int
+        let log: URL
 
         init(sandbox: GriotSandbox, port: Int, environment extra: [String: String]) throws {
             self.port = port
@@ -25,7 +26,9 @@ import Testing
             process.environment = environment
             process.currentDirectoryURL = GriotSandbox.packageRoot
             process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            log = sandbox.directory.appendingPathComponent("serve-\(port)-\(UUID().uuidString.prefix(8)).log")
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: log)
             try process.run()
         }
 
@@ -36,6 +39,8 @@ import Testing
                    response.status == .ok { return }
                 try await Task.sleep(for: .milliseconds(200))
             }
+            let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            Issue.record("griot serve on port \(port) was not ready after \(timeout) (running: \(process.isRunning)); its log:\n\(output.suffix(3000))")
             throw CancellationError()
         }
 
