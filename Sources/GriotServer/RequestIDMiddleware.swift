@@ -14,6 +14,7 @@ struct RequestIDMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
+        let started = ContinuousClock.now
         let id = request.headers[Self.requestID].flatMap { $0.isEmpty || $0.count > 200 ? nil : $0 } ?? UUID().uuidString.lowercased()
         let correlation = request.headers[Self.correlationID].flatMap { $0.isEmpty || $0.count > 200 ? nil : $0 }
         context.requestID = id
@@ -39,6 +40,13 @@ struct RequestIDMiddleware: RouterMiddleware {
         }
         response.headers[Self.requestID] = id
         if let correlation { response.headers[Self.correlationID] = correlation }
+        // One line a request (for a stream: when its headers go out), with the request id.
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        context.logger.info("request", metadata: [
+            "method": .string(request.method.rawValue), "path": .string(request.uri.path),
+            "status": .stringConvertible(response.status.code), "duration_ms": .string(String(format: "%.1f", milliseconds)),
+        ])
         return response
     }
 }
