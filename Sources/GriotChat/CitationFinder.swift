@@ -13,7 +13,7 @@ import GriotText
 /// ```
 struct CitationFinder {
     /// A numbered passage as the model saw it, with what is needed to open it.
-    struct Source {
+    struct Source: Sendable {
         var grounding: GroundingPassage
         var passage: Passage
         var interviewee: String?

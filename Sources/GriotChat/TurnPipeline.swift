@@ -10,6 +10,8 @@ import GriotStories
 ///
 /// 1. `retrieve`: passages the viewer may see, by the assistant's retrieval settings
 /// 2. `assemble`: system prompt, instructions, profile, course, passages and history under the budget
+///    (these two run on the engine's `PreparationLane`, so that a burst of new chats does not hold
+///    up the replies already streaming)
 /// 3. `generate`: the provider's stream, regrouped into deltas of about 20 tokens (the first text
 ///    at once), with citations
 /// 4. `finish`: the reply and its turn snapshot stored, with how it ended (complete, stopped, failed)
@@ -33,8 +35,7 @@ struct TurnPipeline: Sendable {
             provider: provider.name, model: state.model, command: plan.command?.rawValue, language: plan.language)))
         do {
             try saveTurn(&state, status: .streaming)
-            let sources = try retrieve(plan, state: &state)
-            let context = try assemble(plan, sources: sources, state: &state)
+            let (sources, context) = try await prepare(plan, state: &state)
             let finder = CitationFinder(sources: sources.filter { source in context.passages.contains { $0.number == source.grounding.number } })
             try await generate(plan, context: context, finder: finder, state: &state, emit: emit)
             emit.yield(.chips(Chips(active: plan.command?.rawValue, available: plan.template.commands.map { "/" + $0 })))
@@ -63,6 +64,23 @@ struct TurnPipeline: Sendable {
     }
 
     // MARK: Stages
+
+    /// Stages 1 and 2, on the preparation lane. What they recorded in `state` is kept when they
+    /// fail, as it would be on the turn's own task. They only read the database: a write there
+    /// would hold SQLite's one writer lock at low priority while the relaying threads wait for it.
+    private func prepare(_ plan: TurnPlan, state: inout TurnState) async throws -> ([CitationFinder.Source], AssembledContext) {
+        let before = state
+        let (after, outcome) = try await engine.preparation.run { [self] in
+            var state = before
+            let outcome = Result { () throws -> ([CitationFinder.Source], AssembledContext) in
+                let sources = try retrieve(plan, state: &state)
+                return (sources, try assemble(plan, sources: sources, state: &state))
+            }
+            return (state, outcome)
+        }
+        state = after
+        return try outcome.get()
+    }
 
     private func retrieve(_ plan: TurnPlan, state: inout TurnState) throws -> [CitationFinder.Source] {
         let policy = plan.template.retrieval
@@ -235,7 +253,7 @@ struct TurnPipeline: Sendable {
 }
 
 /// What a turn has done so far; becomes its stored snapshot.
-struct TurnState {
+struct TurnState: Sendable {
     var plan: TurnPlan
     var started: Date
     var finished: Date?
@@ -260,7 +278,7 @@ struct TurnState {
 
 /// What is stored with each turn so it can be explained (and, later, replayed).
 struct TurnSnapshot: Codable {
-    struct RetrievedPassage: Codable {
+    struct RetrievedPassage: Codable, Sendable {
         var number: Int
         var storyID: String
         var passageID: String
