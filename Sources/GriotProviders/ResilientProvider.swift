@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Any provider, with retries before the first token and a circuit breaker around it.
 ///
 /// ```swift
@@ -31,7 +33,11 @@ public struct ResilientProvider: ChatProvider {
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, any Error> {
         let (events, continuation) = AsyncThrowingStream.makeStream(of: ProviderEvent.self)
         let task = Task { await self.run(request, into: continuation) }
-        continuation.onTermination = { _ in task.cancel() }
+        // Only a consumer that went away stops the attempt: after `.finished` the upstream may
+        // still be reading the end of its body, so that its connection goes back to the pool.
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { task.cancel() }
+        }
         return events
     }
 
@@ -46,24 +52,13 @@ public struct ResilientProvider: ChatProvider {
                 return
             }
 
-            var textSent = false
-            // The model is announced once: an attempt that fails before any text may be followed
-            // by another that names it again, so it is held back until text or the end arrives.
-            var pendingModel: ProviderEvent?
+            // The upstream reads its reply in this task (`generate`), so a token crosses one task
+            // boundary on its way to the consumer, not two.
+            let relay = AttemptRelay(continuation)
             do {
-                for try await event in upstream.stream(request) {
-                    switch event {
-                    case .model:
-                        if textSent { continuation.yield(event) } else { pendingModel = event }
-                    case .text, .finished:
-                        if let model = pendingModel { continuation.yield(model) }
-                        pendingModel = nil
-                        if case .text = event { textSent = true }
-                        continuation.yield(event)
-                    }
-                }
-                // A cancelled consumer ends the upstream stream quietly, without an error.
-                if Task.isCancelled {
+                try await upstream.generate(request, into: relay.forward)
+                // A cancelled consumer ends the upstream quietly, without an error.
+                if Task.isCancelled && !relay.finished {
                     await breaker.record(.abandoned, for: permit)
                     continuation.finish(throwing: CancellationError())
                 } else {
@@ -78,7 +73,7 @@ public struct ResilientProvider: ChatProvider {
                     return
                 }
                 let after = await breaker.record(CircuitBreaker.Outcome(error), for: permit)
-                guard !textSent, let providerError = error as? ProviderError, providerError.isRetryable,
+                guard !relay.textSent, let providerError = error as? ProviderError, providerError.isRetryable,
                       attempt < retryPolicy.maximumAttempts else {
                     continuation.finish(throwing: error)
                     return
@@ -95,6 +90,45 @@ public struct ResilientProvider: ChatProvider {
                     return
                 }
                 attempt += 1
+            }
+        }
+    }
+}
+
+/// One attempt's events on their way to the consumer. The model is announced once: an attempt
+/// that fails before any text may be followed by another that names it again, so it is held
+/// back until text or the end arrives. The consumer's stream ends with `.finished`.
+private final class AttemptRelay: Sendable {
+    private struct State {
+        var textSent = false
+        var finished = false
+        var pendingModel: ProviderEvent?
+    }
+
+    private let continuation: AsyncThrowingStream<ProviderEvent, any Error>.Continuation
+    private let state = Mutex(State())
+
+    init(_ continuation: AsyncThrowingStream<ProviderEvent, any Error>.Continuation) {
+        self.continuation = continuation
+    }
+
+    var textSent: Bool { state.withLock { $0.textSent } }
+    var finished: Bool { state.withLock { $0.finished } }
+
+    @Sendable func forward(_ event: ProviderEvent) {
+        state.withLock { state in
+            switch event {
+            case .model:
+                if state.textSent { continuation.yield(event) } else { state.pendingModel = event }
+            case .text, .finished:
+                if let model = state.pendingModel { continuation.yield(model) }
+                state.pendingModel = nil
+                continuation.yield(event)
+                if case .text = event { state.textSent = true }
+                if case .finished = event {
+                    state.finished = true
+                    continuation.finish()
+                }
             }
         }
     }
