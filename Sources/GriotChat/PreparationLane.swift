@@ -18,9 +18,10 @@ import Glibc
 /// these threads instead, and since their nice value is higher the kernel runs the relaying
 /// threads first: running replies stay responsive, and the wait shows as time before the model.
 public final class PreparationLane: Sendable {
-    /// The service's lane: all cores but one (at least one thread), nice 10.
-    public static let shared = PreparationLane(
-        threads: max(1, ProcessInfo.processInfo.activeProcessorCount - 1), niceness: defaultNiceness)
+    /// The service's lane: one thread per core, nice 10. Idle cores go to preparing new chats;
+    /// a core that a relaying thread wants goes to it (with one thread on 2 cores, 1,000 chats
+    /// took ... s to start).
+    public static let shared = PreparationLane(threads: ProcessInfo.processInfo.activeProcessorCount, niceness: defaultNiceness)
 
     /// How much lower than the rest of the process the lane runs (0–19; 10 gives it about a
     /// tenth of a core that relaying threads also want).

@@ -54,11 +54,19 @@ public struct ResilientProvider: ChatProvider {
 
             // The upstream reads its reply in this task (`generate`), so a token crosses one task
             // boundary on its way to the consumer, not two.
-            let relay = AttemptRelay(continuation)
+            // At `.finished` the breaker hears of the success and then the consumer's stream ends,
+            // while the upstream may still read the end of its body for the connection pool.
+            let relay = AttemptRelay(continuation) { [breaker] in
+                Task {
+                    await breaker.record(.success, for: permit)
+                    continuation.finish()
+                }
+            }
             do {
                 try await upstream.generate(request, into: relay.forward)
+                if relay.finished { return }
                 // A cancelled consumer ends the upstream quietly, without an error.
-                if Task.isCancelled && !relay.finished {
+                if Task.isCancelled {
                     await breaker.record(.abandoned, for: permit)
                     continuation.finish(throwing: CancellationError())
                 } else {
@@ -67,6 +75,7 @@ public struct ResilientProvider: ChatProvider {
                 }
                 return
             } catch {
+                if relay.finished { return }
                 if Task.isCancelled || error is CancellationError {
                     await breaker.record(.abandoned, for: permit)
                     continuation.finish(throwing: CancellationError())
@@ -97,7 +106,7 @@ public struct ResilientProvider: ChatProvider {
 
 /// One attempt's events on their way to the consumer. The model is announced once: an attempt
 /// that fails before any text may be followed by another that names it again, so it is held
-/// back until text or the end arrives. The consumer's stream ends with `.finished`.
+/// back until text or the end arrives. `.finished` is passed on, then `whenFinished` is called.
 private final class AttemptRelay: Sendable {
     private struct State {
         var textSent = false
@@ -107,16 +116,18 @@ private final class AttemptRelay: Sendable {
 
     private let continuation: AsyncThrowingStream<ProviderEvent, any Error>.Continuation
     private let state = Mutex(State())
+    private let whenFinished: @Sendable () -> Void
 
-    init(_ continuation: AsyncThrowingStream<ProviderEvent, any Error>.Continuation) {
+    init(_ continuation: AsyncThrowingStream<ProviderEvent, any Error>.Continuation, whenFinished: @escaping @Sendable () -> Void) {
         self.continuation = continuation
+        self.whenFinished = whenFinished
     }
 
     var textSent: Bool { state.withLock { $0.textSent } }
     var finished: Bool { state.withLock { $0.finished } }
 
     @Sendable func forward(_ event: ProviderEvent) {
-        state.withLock { state in
+        let finishedNow = state.withLock { state in
             switch event {
             case .model:
                 if state.textSent { continuation.yield(event) } else { state.pendingModel = event }
@@ -125,11 +136,13 @@ private final class AttemptRelay: Sendable {
                 state.pendingModel = nil
                 continuation.yield(event)
                 if case .text = event { state.textSent = true }
-                if case .finished = event {
+                if case .finished = event, !state.finished {
                     state.finished = true
-                    continuation.finish()
+                    return true
                 }
             }
+            return false
         }
+        if finishedNow { whenFinished() }
     }
 }
