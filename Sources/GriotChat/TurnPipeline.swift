@@ -5,6 +5,7 @@ import GriotProviders
 import GriotSearch
 import GriotStore
 import GriotStories
+import Synchronization
 
 /// One turn, top to bottom. Each stage is a method below, in the order `run` calls them:
 ///
@@ -157,46 +158,15 @@ struct TurnPipeline: Sendable {
             messages: context.messages, settings: plan.template.model.settings(maxTokens: plan.template.budget.replyReserve),
             grounding: Grounding(assistant: plan.template.assistant, question: plan.question, passages: context.passages,
                                  command: plan.command?.rawValue, language: plan.language))
-        var pending = ""
-        var released = false
-        var lastFlush = Date()
-        var cited = Set<Int>()
-
-        func release() {
-            guard !pending.isEmpty else { return }
-            emit.yield(.delta(pending))
-            pending = ""
-            released = true
-            for marker in finder.markers(in: state.text) where !cited.contains(marker.number) {
-                guard let citation = finder.citation(number: marker.number, in: state.text, at: marker.end) else { continue }
-                cited.insert(marker.number)
-                state.citations.append(citation)
-                emit.yield(.citation(citation))
-            }
+        // The provider calls the regrouping in the task that reads the model's connection: a token
+        // crosses no task boundary between the model's stream and the delta it ends up in.
+        let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, emit: emit) { [chats = engine.chats] text in
+            try? chats.finishMessage(id: plan.replyMessage.id, content: text, status: .streaming)
         }
-
-        for try await event in engine.provider.stream(request) {
-            switch event {
-            case .model(let model):
-                state.upstreamModel = model
-            case .text(let piece):
-                if state.firstToken == nil { state.firstToken = Date().timeIntervalSince(state.started) }
-                state.text += piece
-                pending += piece
-                // The first text goes out at once (waiting for 20 tokens would hold the first
-                // words back 20 token intervals); whole citation markers stay in one delta, so a
-                // client never sees "[1" alone.
-                if !released || counter.count(pending) >= Self.deltaTokens, !Self.endsInsideMarker(pending) { release() }
-                if Date().timeIntervalSince(lastFlush) >= Self.flushInterval {
-                    try? engine.chats.finishMessage(id: plan.replyMessage.id, content: state.text, status: .streaming)
-                    lastFlush = Date()
-                }
-            case .finished(_, let usage):
-                state.usage = usage
-            }
-        }
+        defer { state = regrouping.state }
+        try await engine.provider.generate(request, into: regrouping.receive)
         try Task.checkCancellation()
-        release()
+        regrouping.releasePending()
     }
 
     // MARK: Storing
@@ -249,6 +219,85 @@ struct TurnPipeline: Sendable {
     static func familyName(_ id: String) -> String {
         let bare = id.hasPrefix("fam-") ? String(id.dropFirst(4)) : id
         return bare.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: " ")
+    }
+}
+
+/// Stage 3's regrouping of the model's text into deltas of about `TurnPipeline.deltaTokens`
+/// tokens (the first text at once), with a citation event as each marker appears, and the text
+/// so far written to the database every `flushInterval` seconds. Events come one at a time from
+/// the provider's reading task; the lock is never contended.
+final class DeltaRegrouping: Sendable {
+    private struct Progress {
+        var state: TurnState
+        var pending = ""
+        var released = false
+        var lastFlush = Date()
+        var cited = Set<Int>()
+    }
+
+    private let progress: Mutex<Progress>
+    private let finder: CitationFinder
+    private let counter: any TokenCounter
+    private let emit: AsyncStream<TurnEvent>.Continuation
+    private let flush: @Sendable (String) -> Void
+
+    init(state: TurnState, finder: CitationFinder, counter: any TokenCounter, emit: AsyncStream<TurnEvent>.Continuation,
+         flush: @escaping @Sendable (String) -> Void) {
+        progress = Mutex(Progress(state: state))
+        self.finder = finder
+        self.counter = counter
+        self.emit = emit
+        self.flush = flush
+    }
+
+    /// The turn's state with the text, citations and usage received so far.
+    var state: TurnState { progress.withLock { $0.state } }
+
+    @Sendable func receive(_ event: ProviderEvent) {
+        progress.withLock { progress in
+            switch event {
+            case .model(let model):
+                progress.state.upstreamModel = model
+            case .text(let piece):
+                if progress.state.firstToken == nil { progress.state.firstToken = Date().timeIntervalSince(progress.state.started) }
+                progress.state.text += piece
+                progress.pending += piece
+                // The first text goes out at once (waiting for 20 tokens would hold the first
+                // words back 20 token intervals); whole citation markers stay in one delta, so a
+                // client never sees "[1" alone. Fewer bytes than `deltaTokens` cannot be that many
+                // tokens, so they are not counted.
+                if !progress.released || (progress.pending.utf8.count >= TurnPipeline.deltaTokens
+                                          && counter.count(progress.pending) >= TurnPipeline.deltaTokens),
+                   !TurnPipeline.endsInsideMarker(progress.pending) {
+                    release(&progress)
+                }
+                if Date().timeIntervalSince(progress.lastFlush) >= TurnPipeline.flushInterval {
+                    flush(progress.state.text)
+                    progress.lastFlush = Date()
+                }
+            case .finished(_, let usage):
+                progress.state.usage = usage
+            }
+        }
+    }
+
+    /// Sends what is held back (the reply is complete).
+    func releasePending() {
+        progress.withLock { release(&$0) }
+    }
+
+    private func release(_ progress: inout Progress) {
+        guard !progress.pending.isEmpty else { return }
+        emit.yield(.delta(progress.pending))
+        progress.pending = ""
+        progress.released = true
+        let text = progress.state.text
+        for marker in finder.markers(in: text) where !progress.cited.contains(marker.number) {
+            guard let citation = finder.citation(number: marker.number, in: text, at: marker.end) else { continue }
+            progress.cited.insert(marker.number)
+            progress.state.citations.append(citation)
+            emit.yield(.citation(citation))
+        }
     }
 }
 

@@ -32,71 +32,56 @@ public struct ResilientProvider: ChatProvider {
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, any Error> {
         let (events, continuation) = AsyncThrowingStream.makeStream(of: ProviderEvent.self)
-        let task = Task { await self.run(request, into: continuation) }
-        // Only a consumer that went away stops the attempt: after `.finished` the upstream may
-        // still be reading the end of its body, so that its connection goes back to the pool.
+        let task = Task {
+            do {
+                try await self.generate(request) { continuation.yield($0) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
         continuation.onTermination = { termination in
             if case .cancelled = termination { task.cancel() }
         }
         return events
     }
 
-    private func run(_ request: ChatRequest, into continuation: AsyncThrowingStream<ProviderEvent, any Error>.Continuation) async {
+    /// Each attempt's upstream reads its reply in this task (`ChatProvider.generate`), so that a
+    /// token goes from the connection to `deliver` without crossing another task. Returns once
+    /// the breaker has heard how the reply ended (after the upstream read the end of its body,
+    /// normally in the same packet as `[DONE]`, for its connection pool).
+    public func generate(_ request: ChatRequest, into deliver: @escaping @Sendable (ProviderEvent) -> Void) async throws {
         var attempt = 1
         while true {
-            let permit: CircuitBreaker.Permit
-            do {
-                permit = try await breaker.admit()
-            } catch {
-                continuation.finish(throwing: error)
-                return
-            }
-
-            // The upstream reads its reply in this task (`generate`), so a token crosses one task
-            // boundary on its way to the consumer, not two.
-            // At `.finished` the breaker hears of the success and then the consumer's stream ends,
-            // while the upstream may still read the end of its body for the connection pool.
-            let relay = AttemptRelay(continuation) { [breaker] in
-                Task {
-                    await breaker.record(.success, for: permit)
-                    continuation.finish()
-                }
-            }
+            let permit = try await breaker.admit()
+            let relay = AttemptRelay(deliver)
             do {
                 try await upstream.generate(request, into: relay.forward)
-                if relay.finished { return }
                 // A cancelled consumer ends the upstream quietly, without an error.
-                if Task.isCancelled {
+                if Task.isCancelled && !relay.finished {
                     await breaker.record(.abandoned, for: permit)
-                    continuation.finish(throwing: CancellationError())
-                } else {
-                    await breaker.record(.success, for: permit)
-                    continuation.finish()
+                    throw CancellationError()
                 }
+                await breaker.record(.success, for: permit)
                 return
             } catch {
-                if relay.finished { return }
                 if Task.isCancelled || error is CancellationError {
                     await breaker.record(.abandoned, for: permit)
-                    continuation.finish(throwing: CancellationError())
-                    return
+                    throw CancellationError()
                 }
                 let after = await breaker.record(CircuitBreaker.Outcome(error), for: permit)
                 guard !relay.textSent, let providerError = error as? ProviderError, providerError.isRetryable,
                       attempt < retryPolicy.maximumAttempts else {
-                    continuation.finish(throwing: error)
-                    return
+                    throw error
                 }
                 // This failure opened the breaker: waiting to retry would only meet it closed to us.
                 if after.state == .open, let retryAt = after.retryAt {
-                    continuation.finish(throwing: ProviderError.circuitOpen(provider: name, retryAfterSeconds: retryAt - breaker.clock.now()))
-                    return
+                    throw ProviderError.circuitOpen(provider: name, retryAfterSeconds: retryAt - breaker.clock.now())
                 }
                 do {
                     try await breaker.clock.sleep(seconds: retryPolicy.delay(beforeRetry: attempt, retryAfter: providerError.retryAfterSeconds))
                 } catch {
-                    continuation.finish(throwing: CancellationError())
-                    return
+                    throw CancellationError()
                 }
                 attempt += 1
             }
@@ -106,7 +91,7 @@ public struct ResilientProvider: ChatProvider {
 
 /// One attempt's events on their way to the consumer. The model is announced once: an attempt
 /// that fails before any text may be followed by another that names it again, so it is held
-/// back until text or the end arrives. `.finished` is passed on, then `whenFinished` is called.
+/// back until text or the end arrives.
 private final class AttemptRelay: Sendable {
     private struct State {
         var textSent = false
@@ -114,35 +99,29 @@ private final class AttemptRelay: Sendable {
         var pendingModel: ProviderEvent?
     }
 
-    private let continuation: AsyncThrowingStream<ProviderEvent, any Error>.Continuation
+    private let deliver: @Sendable (ProviderEvent) -> Void
     private let state = Mutex(State())
-    private let whenFinished: @Sendable () -> Void
 
-    init(_ continuation: AsyncThrowingStream<ProviderEvent, any Error>.Continuation, whenFinished: @escaping @Sendable () -> Void) {
-        self.continuation = continuation
-        self.whenFinished = whenFinished
+    init(_ deliver: @escaping @Sendable (ProviderEvent) -> Void) {
+        self.deliver = deliver
     }
 
     var textSent: Bool { state.withLock { $0.textSent } }
     var finished: Bool { state.withLock { $0.finished } }
 
+    /// Called by the upstream, one event at a time, in its reading task.
     @Sendable func forward(_ event: ProviderEvent) {
-        let finishedNow = state.withLock { state in
+        state.withLock { state in
             switch event {
             case .model:
-                if state.textSent { continuation.yield(event) } else { state.pendingModel = event }
+                if state.textSent { deliver(event) } else { state.pendingModel = event }
             case .text, .finished:
-                if let model = state.pendingModel { continuation.yield(model) }
+                if let model = state.pendingModel { deliver(model) }
                 state.pendingModel = nil
-                continuation.yield(event)
                 if case .text = event { state.textSent = true }
-                if case .finished = event, !state.finished {
-                    state.finished = true
-                    return true
-                }
+                if case .finished = event { state.finished = true }
+                deliver(event)
             }
-            return false
         }
-        if finishedNow { whenFinished() }
     }
 }
