@@ -63,6 +63,8 @@ public final class ChatEngine: Sendable {
     public let breakers: CircuitBreakerRegistry
     /// Where turns embed the question, retrieve and assemble the prompt: off the threads that relay replies.
     public let preparation: PreparationLane
+    /// Where streaming replies' text so far is written, off the threads that relay them.
+    let checkpoints: ReplyCheckpoints
     let detector = LanguageDetector()
     let now: @Sendable () -> Date
 
@@ -78,6 +80,7 @@ public final class ChatEngine: Sendable {
         self.preparation = preparation
         self.archive = archive
         self.chats = chats
+        checkpoints = ReplyCheckpoints(chats: chats)
         self.prompts = prompts
         self.provider = provider
         self.counters = counters

@@ -23,7 +23,7 @@ struct TurnPipeline: Sendable {
 
     /// Tokens per delta event.
     static let deltaTokens = 20
-    /// How often a streaming reply's text so far is written to the database.
+    /// How often a streaming reply's text so far is written to the database (by `ReplyCheckpoints`).
     static let flushInterval = 0.5
 
     func run(_ plan: TurnPlan, emit: AsyncStream<TurnEvent>.Continuation) async {
@@ -160,8 +160,8 @@ struct TurnPipeline: Sendable {
                                  command: plan.command?.rawValue, language: plan.language))
         // The provider calls the regrouping in the task that reads the model's connection: a token
         // crosses no task boundary between the model's stream and the delta it ends up in.
-        let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, emit: emit) { [chats = engine.chats] text in
-            try? chats.finishMessage(id: plan.replyMessage.id, content: text, status: .streaming)
+        let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, emit: emit) { [checkpoints = engine.checkpoints] text in
+            checkpoints.save(messageID: plan.replyMessage.id, text: text)
         }
         defer { state = regrouping.state }
         try await engine.provider.generate(request, into: regrouping.receive)
@@ -173,6 +173,7 @@ struct TurnPipeline: Sendable {
 
     private func finish(_ state: inout TurnState) {
         state.finished = Date()
+        engine.checkpoints.close(messageID: state.plan.replyMessage.id)
         try? engine.chats.finishMessage(id: state.plan.replyMessage.id, content: state.text, status: state.status,
                                         error: state.failure?.message)
         try? saveTurn(&state, status: state.status)
@@ -224,8 +225,8 @@ struct TurnPipeline: Sendable {
 
 /// Stage 3's regrouping of the model's text into deltas of about `TurnPipeline.deltaTokens`
 /// tokens (the first text at once), with a citation event as each marker appears, and the text
-/// so far written to the database every `flushInterval` seconds. Events come one at a time from
-/// the provider's reading task; the lock is never contended.
+/// so far handed to `ReplyCheckpoints` every `flushInterval` seconds. Events come one at a time
+/// from the provider's reading task; the lock is never contended.
 final class DeltaRegrouping: Sendable {
     private struct Progress {
         var state: TurnState
