@@ -61,6 +61,10 @@ public final class ChatEngine: Sendable {
     public let counters: TokenCounters
     /// The circuit breakers of the remote providers, for health checks and metrics.
     public let breakers: CircuitBreakerRegistry
+    /// Where turns embed the question, retrieve and assemble the prompt: off the threads that relay replies.
+    public let preparation: PreparationLane
+    /// Where streaming replies' text so far is written, off the threads that relay them.
+    let checkpoints: ReplyCheckpoints
     let detector = LanguageDetector()
     let now: @Sendable () -> Date
 
@@ -70,10 +74,13 @@ public final class ChatEngine: Sendable {
     public static let maximumMessageCharacters = 40_000
 
     public init(archive: StoryArchive, chats: ChatStore, prompts: PromptRegistry, provider: any ChatProvider, counters: TokenCounters,
-                breakers: CircuitBreakerRegistry = CircuitBreakerRegistry(), now: @escaping @Sendable () -> Date = Date.init) {
+                breakers: CircuitBreakerRegistry = CircuitBreakerRegistry(), preparation: PreparationLane = .shared,
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.breakers = breakers
+        self.preparation = preparation
         self.archive = archive
         self.chats = chats
+        checkpoints = ReplyCheckpoints(chats: chats)
         self.prompts = prompts
         self.provider = provider
         self.counters = counters

@@ -11,9 +11,9 @@ import GriotText
 /// let finder = CitationFinder(sources: sources)
 /// let citations = finder.citations(in: "She rowed to the levee [1].", after: 0)
 /// ```
-struct CitationFinder {
+struct CitationFinder: Sendable {
     /// A numbered passage as the model saw it, with what is needed to open it.
-    struct Source {
+    struct Source: Sendable {
         var grounding: GroundingPassage
         var passage: Passage
         var interviewee: String?

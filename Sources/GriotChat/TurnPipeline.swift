@@ -5,11 +5,14 @@ import GriotProviders
 import GriotSearch
 import GriotStore
 import GriotStories
+import Synchronization
 
 /// One turn, top to bottom. Each stage is a method below, in the order `run` calls them:
 ///
 /// 1. `retrieve`: passages the viewer may see, by the assistant's retrieval settings
 /// 2. `assemble`: system prompt, instructions, profile, course, passages and history under the budget
+///    (these two run on the engine's `PreparationLane`, so that a burst of new chats does not hold
+///    up the replies already streaming)
 /// 3. `generate`: the provider's stream, regrouped into deltas of about 20 tokens (the first text
 ///    at once), with citations
 /// 4. `finish`: the reply and its turn snapshot stored, with how it ended (complete, stopped, failed)
@@ -20,7 +23,7 @@ struct TurnPipeline: Sendable {
 
     /// Tokens per delta event.
     static let deltaTokens = 20
-    /// How often a streaming reply's text so far is written to the database.
+    /// How often a streaming reply's text so far is written to the database (by `ReplyCheckpoints`).
     static let flushInterval = 0.5
 
     func run(_ plan: TurnPlan, emit: AsyncStream<TurnEvent>.Continuation) async {
@@ -33,8 +36,7 @@ struct TurnPipeline: Sendable {
             provider: provider.name, model: state.model, command: plan.command?.rawValue, language: plan.language)))
         do {
             try saveTurn(&state, status: .streaming)
-            let sources = try retrieve(plan, state: &state)
-            let context = try assemble(plan, sources: sources, state: &state)
+            let (sources, context) = try await prepare(plan, state: &state)
             let finder = CitationFinder(sources: sources.filter { source in context.passages.contains { $0.number == source.grounding.number } })
             try await generate(plan, context: context, finder: finder, state: &state, emit: emit)
             emit.yield(.chips(Chips(active: plan.command?.rawValue, available: plan.template.commands.map { "/" + $0 })))
@@ -63,6 +65,23 @@ struct TurnPipeline: Sendable {
     }
 
     // MARK: Stages
+
+    /// Stages 1 and 2, on the preparation lane. What they recorded in `state` is kept when they
+    /// fail, as it would be on the turn's own task. They only read the database: a write there
+    /// would hold SQLite's one writer lock at low priority while the relaying threads wait for it.
+    private func prepare(_ plan: TurnPlan, state: inout TurnState) async throws -> ([CitationFinder.Source], AssembledContext) {
+        let before = state
+        let (after, outcome) = try await engine.preparation.run { [self] in
+            var state = before
+            let outcome = Result { () throws -> ([CitationFinder.Source], AssembledContext) in
+                let sources = try retrieve(plan, state: &state)
+                return (sources, try assemble(plan, sources: sources, state: &state))
+            }
+            return (state, outcome)
+        }
+        state = after
+        return try outcome.get()
+    }
 
     private func retrieve(_ plan: TurnPlan, state: inout TurnState) throws -> [CitationFinder.Source] {
         let policy = plan.template.retrieval
@@ -139,52 +158,22 @@ struct TurnPipeline: Sendable {
             messages: context.messages, settings: plan.template.model.settings(maxTokens: plan.template.budget.replyReserve),
             grounding: Grounding(assistant: plan.template.assistant, question: plan.question, passages: context.passages,
                                  command: plan.command?.rawValue, language: plan.language))
-        var pending = ""
-        var released = false
-        var lastFlush = Date()
-        var cited = Set<Int>()
-
-        func release() {
-            guard !pending.isEmpty else { return }
-            emit.yield(.delta(pending))
-            pending = ""
-            released = true
-            for marker in finder.markers(in: state.text) where !cited.contains(marker.number) {
-                guard let citation = finder.citation(number: marker.number, in: state.text, at: marker.end) else { continue }
-                cited.insert(marker.number)
-                state.citations.append(citation)
-                emit.yield(.citation(citation))
-            }
+        // The provider calls the regrouping in the task that reads the model's connection: a token
+        // crosses no task boundary between the model's stream and the delta it ends up in.
+        let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, emit: emit) { [checkpoints = engine.checkpoints] text in
+            checkpoints.save(messageID: plan.replyMessage.id, text: text)
         }
-
-        for try await event in engine.provider.stream(request) {
-            switch event {
-            case .model(let model):
-                state.upstreamModel = model
-            case .text(let piece):
-                if state.firstToken == nil { state.firstToken = Date().timeIntervalSince(state.started) }
-                state.text += piece
-                pending += piece
-                // The first text goes out at once (waiting for 20 tokens would hold the first
-                // words back 20 token intervals); whole citation markers stay in one delta, so a
-                // client never sees "[1" alone.
-                if !released || counter.count(pending) >= Self.deltaTokens, !Self.endsInsideMarker(pending) { release() }
-                if Date().timeIntervalSince(lastFlush) >= Self.flushInterval {
-                    try? engine.chats.finishMessage(id: plan.replyMessage.id, content: state.text, status: .streaming)
-                    lastFlush = Date()
-                }
-            case .finished(_, let usage):
-                state.usage = usage
-            }
-        }
+        defer { state = regrouping.state }
+        try await engine.provider.generate(request, into: regrouping.receive)
         try Task.checkCancellation()
-        release()
+        regrouping.releasePending()
     }
 
     // MARK: Storing
 
     private func finish(_ state: inout TurnState) {
         state.finished = Date()
+        engine.checkpoints.close(messageID: state.plan.replyMessage.id)
         try? engine.chats.finishMessage(id: state.plan.replyMessage.id, content: state.text, status: state.status,
                                         error: state.failure?.message)
         try? saveTurn(&state, status: state.status)
@@ -234,8 +223,87 @@ struct TurnPipeline: Sendable {
     }
 }
 
+/// Stage 3's regrouping of the model's text into deltas of about `TurnPipeline.deltaTokens`
+/// tokens (the first text at once), with a citation event as each marker appears, and the text
+/// so far handed to `ReplyCheckpoints` every `flushInterval` seconds. Events come one at a time
+/// from the provider's reading task; the lock is never contended.
+final class DeltaRegrouping: Sendable {
+    private struct Progress {
+        var state: TurnState
+        var pending = ""
+        var released = false
+        var lastFlush = Date()
+        var cited = Set<Int>()
+    }
+
+    private let progress: Mutex<Progress>
+    private let finder: CitationFinder
+    private let counter: any TokenCounter
+    private let emit: AsyncStream<TurnEvent>.Continuation
+    private let flush: @Sendable (String) -> Void
+
+    init(state: TurnState, finder: CitationFinder, counter: any TokenCounter, emit: AsyncStream<TurnEvent>.Continuation,
+         flush: @escaping @Sendable (String) -> Void) {
+        progress = Mutex(Progress(state: state))
+        self.finder = finder
+        self.counter = counter
+        self.emit = emit
+        self.flush = flush
+    }
+
+    /// The turn's state with the text, citations and usage received so far.
+    var state: TurnState { progress.withLock { $0.state } }
+
+    @Sendable func receive(_ event: ProviderEvent) {
+        progress.withLock { progress in
+            switch event {
+            case .model(let model):
+                progress.state.upstreamModel = model
+            case .text(let piece):
+                if progress.state.firstToken == nil { progress.state.firstToken = Date().timeIntervalSince(progress.state.started) }
+                progress.state.text += piece
+                progress.pending += piece
+                // The first text goes out at once (waiting for 20 tokens would hold the first
+                // words back 20 token intervals); whole citation markers stay in one delta, so a
+                // client never sees "[1" alone. Fewer bytes than `deltaTokens` cannot be that many
+                // tokens, so they are not counted.
+                if !progress.released || (progress.pending.utf8.count >= TurnPipeline.deltaTokens
+                                          && counter.count(progress.pending) >= TurnPipeline.deltaTokens),
+                   !TurnPipeline.endsInsideMarker(progress.pending) {
+                    release(&progress)
+                }
+                if Date().timeIntervalSince(progress.lastFlush) >= TurnPipeline.flushInterval {
+                    flush(progress.state.text)
+                    progress.lastFlush = Date()
+                }
+            case .finished(_, let usage):
+                progress.state.usage = usage
+            }
+        }
+    }
+
+    /// Sends what is held back (the reply is complete).
+    func releasePending() {
+        progress.withLock { release(&$0) }
+    }
+
+    private func release(_ progress: inout Progress) {
+        guard !progress.pending.isEmpty else { return }
+        emit.yield(.delta(progress.pending))
+        progress.pending = ""
+        progress.released = true
+        let text = progress.state.text
+        for marker in finder.markers(in: text) where !progress.cited.contains(marker.number) {
+            guard let citation = finder.citation(number: marker.number, in: text, at: marker.end) else { continue }
+            progress.cited.insert(marker.number)
+            progress.state.citations.append(citation)
+            emit.yield(.citation(citation))
+        }
+    }
+}
+
 /// What a turn has done so far; becomes its stored snapshot.
-struct TurnState {
+struct TurnState: Sendable {
     var plan: TurnPlan
     var started: Date
     var finished: Date?
@@ -260,7 +328,7 @@ struct TurnState {
 
 /// What is stored with each turn so it can be explained (and, later, replayed).
 struct TurnSnapshot: Codable {
-    struct RetrievedPassage: Codable {
+    struct RetrievedPassage: Codable, Sendable {
         var number: Int
         var storyID: String
         var passageID: String

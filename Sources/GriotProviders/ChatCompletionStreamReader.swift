@@ -20,7 +20,7 @@ struct ChatCompletionStreamReader {
     ///   `.malformedStream` for data that is not a chunk.
     mutating func read(_ event: ServerSentEvent) throws -> [ProviderEvent] {
         guard !isComplete else { return [] }
-        let data = event.data.trimmingCharacters(in: .whitespaces)
+        let data = Self.trimmed(event.data)
         if event.type == "error" {
             throw Self.failure(fromErrorData: data, decoder: decoder)
         }
@@ -64,6 +64,18 @@ struct ChatCompletionStreamReader {
         guard let finishReason else { throw ProviderError.connection("stream ended early") }
         isComplete = true
         return [.finished(reason: finishReason, usage: usage)]
+    }
+
+    /// `data` without the whitespace around it. Foundation's `trimmingCharacters` goes through
+    /// NSString and took 4% of the service's CPU under load (`griot-bench serve-load`), for data
+    /// that almost never has any: a chunk that starts and ends with neither an ASCII space or tab
+    /// nor a non-ASCII byte (where a Unicode space would begin) is returned as it is.
+    static func trimmed(_ data: String) -> String {
+        func mayBeWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte >= 0x80 }
+        guard let first = data.utf8.first, let last = data.utf8.last, !mayBeWhitespace(first), !mayBeWhitespace(last) else {
+            return data.trimmingCharacters(in: .whitespaces)
+        }
+        return data
     }
 
     private static func failure(fromErrorData data: String, decoder: JSONDecoder) -> ProviderError {

@@ -15,6 +15,19 @@ public protocol ChatProvider: Sendable {
     /// The model that a request without its own model setting is answered by; recorded with each turn.
     var defaultModel: String { get }
     func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, any Error>
+    /// Streams the reply into `deliver`, in the calling task, and returns when the reply is
+    /// complete; throws as `stream` would end. Cancelling the calling task stops the request.
+    ///
+    /// The default iterates `stream(_:)`. A provider that reads its own connection implements it
+    /// directly, so that a wrapper such as `ResilientProvider` can read the reply in its own task
+    /// instead of behind one more task and stream: each token then crosses one task boundary fewer.
+    func generate(_ request: ChatRequest, into deliver: @escaping @Sendable (ProviderEvent) -> Void) async throws
+}
+
+extension ChatProvider {
+    public func generate(_ request: ChatRequest, into deliver: @escaping @Sendable (ProviderEvent) -> Void) async throws {
+        for try await event in stream(request) { deliver(event) }
+    }
 }
 
 /// One message of a chat request, in the sense of OpenAI's chat completions.

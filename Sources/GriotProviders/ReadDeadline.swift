@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 /// Gives up on a response body that stays silent for too long.
 ///
 /// AsyncHTTPClient's per-request deadline covers only the wait for the headers, and its read
@@ -7,26 +10,30 @@
 ///
 /// ```swift
 /// try await ReadDeadline.run(seconds: 60) { deadline in
-///     for try await chunk in body { await deadline.touch(); … }
+///     for try await chunk in body { deadline.touch(); … }
 /// }
 /// ```
-actor ReadDeadline {
-    private var limit: Duration
-    private var lastActivity = ContinuousClock.now
+/// The times are atomics rather than an actor's state: `touch()` runs for every chunk of every
+/// reply, and an actor would cost each chunk a hop to it and back.
+final class ReadDeadline: Sendable {
+    /// Nanoseconds of silence allowed.
+    private let limit: Atomic<Int64>
+    /// When bytes last arrived, in nanoseconds of the monotonic clock.
+    private let lastActivity = Atomic<Int64>(ReadDeadline.now())
     /// The longest the watch sleeps at a time, so that a `shorten(to:)` takes effect soon.
-    private static let watchInterval = Duration.seconds(1)
+    private static let watchInterval = 1_000_000_000 as Int64
 
     private init(seconds: Double) {
-        limit = .nanoseconds(Int64(seconds * 1_000_000_000))
+        limit = Atomic(Self.nanoseconds(seconds))
     }
 
     /// Records that bytes arrived.
-    func touch() { lastActivity = .now }
+    func touch() { lastActivity.store(Self.now(), ordering: .relaxed) }
 
     /// From now on allows at most `seconds` of silence (counted from now).
     func shorten(to seconds: Double) {
-        limit = min(limit, .nanoseconds(Int64(seconds * 1_000_000_000)))
-        lastActivity = .now
+        limit.store(min(limit.load(ordering: .relaxed), Self.nanoseconds(seconds)), ordering: .relaxed)
+        touch()
     }
 
     /// Runs `body`; throws `ProviderError.connection` (and cancels `body`) once `seconds` pass
@@ -44,14 +51,19 @@ actor ReadDeadline {
 
     private func watch() async throws {
         while true {
-            let expiry = lastActivity + limit
-            if ContinuousClock.now >= expiry {
-                let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
-                throw ProviderError.connection("the service sent nothing for \(Self.format(seconds)) s")
+            let limit = limit.load(ordering: .relaxed)
+            let now = Self.now()
+            let expiry = lastActivity.load(ordering: .relaxed) + limit
+            if now >= expiry {
+                throw ProviderError.connection("the service sent nothing for \(Self.format(Double(limit) / 1e9)) s")
             }
-            try await Task.sleep(until: min(expiry, ContinuousClock.now + Self.watchInterval), clock: .continuous)
+            try await Task.sleep(nanoseconds: UInt64(min(expiry - now, Self.watchInterval)))
         }
     }
+
+    private static func now() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds) }
+
+    private static func nanoseconds(_ seconds: Double) -> Int64 { Int64(seconds * 1_000_000_000) }
 
     /// "60" for whole seconds, "0.3" otherwise.
     static func format(_ seconds: Double) -> String {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Any provider, with retries before the first token and a circuit breaker around it.
 ///
 /// ```swift
@@ -30,71 +32,95 @@ public struct ResilientProvider: ChatProvider {
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, any Error> {
         let (events, continuation) = AsyncThrowingStream.makeStream(of: ProviderEvent.self)
-        let task = Task { await self.run(request, into: continuation) }
-        continuation.onTermination = { _ in task.cancel() }
+        let task = Task {
+            do {
+                try await self.generate(request) { continuation.yield($0) }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { task.cancel() }
+        }
         return events
     }
 
-    private func run(_ request: ChatRequest, into continuation: AsyncThrowingStream<ProviderEvent, any Error>.Continuation) async {
+    /// Each attempt's upstream reads its reply in this task (`ChatProvider.generate`), so that a
+    /// token goes from the connection to `deliver` without crossing another task. Returns once
+    /// the breaker has heard how the reply ended (after the upstream read the end of its body,
+    /// normally in the same packet as `[DONE]`, for its connection pool).
+    public func generate(_ request: ChatRequest, into deliver: @escaping @Sendable (ProviderEvent) -> Void) async throws {
         var attempt = 1
         while true {
-            let permit: CircuitBreaker.Permit
+            let permit = try await breaker.admit()
+            let relay = AttemptRelay(deliver)
             do {
-                permit = try await breaker.admit()
-            } catch {
-                continuation.finish(throwing: error)
-                return
-            }
-
-            var textSent = false
-            // The model is announced once: an attempt that fails before any text may be followed
-            // by another that names it again, so it is held back until text or the end arrives.
-            var pendingModel: ProviderEvent?
-            do {
-                for try await event in upstream.stream(request) {
-                    switch event {
-                    case .model:
-                        if textSent { continuation.yield(event) } else { pendingModel = event }
-                    case .text, .finished:
-                        if let model = pendingModel { continuation.yield(model) }
-                        pendingModel = nil
-                        if case .text = event { textSent = true }
-                        continuation.yield(event)
-                    }
-                }
-                // A cancelled consumer ends the upstream stream quietly, without an error.
-                if Task.isCancelled {
+                try await upstream.generate(request, into: relay.forward)
+                // A cancelled consumer ends the upstream quietly, without an error.
+                if Task.isCancelled && !relay.finished {
                     await breaker.record(.abandoned, for: permit)
-                    continuation.finish(throwing: CancellationError())
-                } else {
-                    await breaker.record(.success, for: permit)
-                    continuation.finish()
+                    throw CancellationError()
                 }
+                await breaker.record(.success, for: permit)
                 return
             } catch {
                 if Task.isCancelled || error is CancellationError {
                     await breaker.record(.abandoned, for: permit)
-                    continuation.finish(throwing: CancellationError())
-                    return
+                    throw CancellationError()
                 }
                 let after = await breaker.record(CircuitBreaker.Outcome(error), for: permit)
-                guard !textSent, let providerError = error as? ProviderError, providerError.isRetryable,
+                guard !relay.textSent, let providerError = error as? ProviderError, providerError.isRetryable,
                       attempt < retryPolicy.maximumAttempts else {
-                    continuation.finish(throwing: error)
-                    return
+                    throw error
                 }
                 // This failure opened the breaker: waiting to retry would only meet it closed to us.
                 if after.state == .open, let retryAt = after.retryAt {
-                    continuation.finish(throwing: ProviderError.circuitOpen(provider: name, retryAfterSeconds: retryAt - breaker.clock.now()))
-                    return
+                    throw ProviderError.circuitOpen(provider: name, retryAfterSeconds: retryAt - breaker.clock.now())
                 }
                 do {
                     try await breaker.clock.sleep(seconds: retryPolicy.delay(beforeRetry: attempt, retryAfter: providerError.retryAfterSeconds))
                 } catch {
-                    continuation.finish(throwing: CancellationError())
-                    return
+                    throw CancellationError()
                 }
                 attempt += 1
+            }
+        }
+    }
+}
+
+/// One attempt's events on their way to the consumer. The model is announced once: an attempt
+/// that fails before any text may be followed by another that names it again, so it is held
+/// back until text or the end arrives.
+private final class AttemptRelay: Sendable {
+    private struct State {
+        var textSent = false
+        var finished = false
+        var pendingModel: ProviderEvent?
+    }
+
+    private let deliver: @Sendable (ProviderEvent) -> Void
+    private let state = Mutex(State())
+
+    init(_ deliver: @escaping @Sendable (ProviderEvent) -> Void) {
+        self.deliver = deliver
+    }
+
+    var textSent: Bool { state.withLock { $0.textSent } }
+    var finished: Bool { state.withLock { $0.finished } }
+
+    /// Called by the upstream, one event at a time, in its reading task.
+    @Sendable func forward(_ event: ProviderEvent) {
+        state.withLock { state in
+            switch event {
+            case .model:
+                if state.textSent { deliver(event) } else { state.pendingModel = event }
+            case .text, .finished:
+                if let model = state.pendingModel { deliver(model) }
+                state.pendingModel = nil
+                if case .text = event { state.textSent = true }
+                if case .finished = event { state.finished = true }
+                deliver(event)
             }
         }
     }
