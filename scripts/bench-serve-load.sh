@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The HTTP service under many concurrent streaming chats: a paced stub model (400 tokens, one
-# every 10 ms), `griot serve` on a fresh copy of the demo corpus in front of it, 1,000 chats
-# opened over 2 s, each with its own user's token; the same chats straight to the stub are the
-# peer (docs/BENCHMARKS.md). Options: --chats 100 250 500 1000 --tokens 400 --pace 0.01 --ramp 2
+# every 50 ms, a hosted model's pace), `griot serve` on a fresh copy of the demo corpus in front
+# of it, 1,000 chats opened over 10 s, each with its own user's token; the same chats straight
+# to the stub are the peer (docs/BENCHMARKS.md).
+# Options: --chats 100 250 500 1000 --tokens 400 --pace 0.05 --ramp 10
 # Set GRIOT_BUILD_PATH to build elsewhere than .build (swift build --scratch-path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
