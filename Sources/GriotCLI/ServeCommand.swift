@@ -45,18 +45,8 @@ struct ServeCommand: AsyncParsableCommand {
         Terminal.note("griot serving on http://\(host):\(port) (\(engine.provider.name)); GET /readyz to check")
         // Replies left streaming by a service that died count as interrupted once this stale.
         let environment = ProcessInfo.processInfo.environment
-        let interruptedAfter = try environment["GRIOT_INTERRUPTED_AFTER_SECONDS"].map { text -> Double in
-            guard let seconds = Double(text), seconds >= 0 else {
-                throw ValidationError("GRIOT_INTERRUPTED_AFTER_SECONDS=\(text) is not a number of seconds; use e.g. 90, or unset it")
-            }
-            return seconds
-        } ?? 90
-        let shutdownGrace = try environment["GRIOT_SHUTDOWN_GRACE_SECONDS"].map { text -> Double in
-            guard let seconds = Double(text), seconds >= 0 else {
-                throw ValidationError("GRIOT_SHUTDOWN_GRACE_SECONDS=\(text) is not a number of seconds; use e.g. 20, or unset it")
-            }
-            return seconds
-        } ?? 20
+        let interruptedAfter = try Self.seconds("GRIOT_INTERRUPTED_AFTER_SECONDS", in: environment, default: 90)
+        let shutdownGrace = try Self.seconds("GRIOT_SHUTDOWN_GRACE_SECONDS", in: environment, default: 20)
         let addresses = try AddressHasher(environment: environment, databasePath: options.db ?? configuration.databasePath)
         let service = try GriotService(engine: engine, verifier: verifier, addresses: addresses)
         // Commits are synced to disk within 200 ms, in groups, off the request path.
@@ -64,5 +54,14 @@ struct ServeCommand: AsyncParsableCommand {
         try await service.run(host: host, port: port, interruptedAfter: interruptedAfter, shutdownGrace: .milliseconds(Int(shutdownGrace * 1000)))
         syncer?.syncNow()
         syncer?.stop()
+    }
+
+    /// A number of seconds from the environment, or `fallback` when the variable is unset.
+    static func seconds(_ name: String, in environment: [String: String], default fallback: Double) throws -> Double {
+        guard let text = environment[name] else { return fallback }
+        guard let seconds = Double(text), seconds >= 0 else {
+            throw ValidationError("\(name)=\(text) is not a number of seconds; use e.g. \(Int(fallback)), or unset it")
+        }
+        return seconds
     }
 }
