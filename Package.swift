@@ -59,9 +59,17 @@ let package = Package(
         ]),
         // The archive: the store and the index kept in step (ingest, delete, search).
         .target(name: "GriotArchive", dependencies: ["GriotStories", "GriotSearch", "GriotStore", "GriotText", "GriotEmbedding"]),
+        // PCRE2 (8-bit), for the PII scrubber's JIT-compiled patterns.
+        .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
+        // The safety stages' scorers: moderation, PII, groundedness, copyright. They know text,
+        // not turns; the pipeline runs them.
+        .target(name: "GriotSafety", dependencies: [
+            "CPCRE2", "GriotText",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
         // The turn pipeline: context under a token budget, generation, streamed events, threads.
         .target(name: "GriotChat", dependencies: [
-            "GriotArchive", "GriotPrompts", "GriotProviders", "GriotTokens", "GriotStore", "GriotText", "GriotSearch", "GriotStories",
+            "GriotSafety", "GriotArchive", "GriotPrompts", "GriotProviders", "GriotTokens", "GriotStore", "GriotText", "GriotSearch", "GriotStories",
         ]),
         // Who is calling: bearer JWTs (HS256 with a shared secret, RS256/ES256 from a JWKS file).
         .target(name: "GriotAuth", dependencies: [
@@ -89,7 +97,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "GriotBench", dependencies: [
-            "GriotSearch", "GriotText", "GriotStories", "GriotEmbedding", "GriotTokens", "GriotAuth",
+            "GriotSearch", "GriotText", "GriotStories", "GriotEmbedding", "GriotTokens", "GriotAuth", "GriotSafety",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -110,6 +118,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         .testTarget(name: "GriotStoriesTests", dependencies: ["GriotStories"]),
+        .testTarget(name: "GriotSafetyTests", dependencies: ["GriotSafety", "GriotEmbedding", "GriotTestSupport"]),
         .testTarget(name: "GriotSearchTests", dependencies: ["GriotSearch", "GriotStories"]),
         .testTarget(name: "GriotArchiveTests", dependencies: ["GriotArchive", "GriotStore"]),
         .testTarget(name: "GriotPromptsTests", dependencies: ["GriotPrompts"]),

@@ -9,7 +9,8 @@ struct GriotBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "griot-bench",
         abstract: "Benchmarks that compare Griot with peers measured in the same run.",
-        subcommands: [SciFactBenchmark.self, EmbeddingBenchmark.self, LatencyBenchmark.self, TokenBenchmark.self, ServeLoadBenchmark.self])
+        subcommands: [SciFactBenchmark.self, EmbeddingBenchmark.self, LatencyBenchmark.self, TokenBenchmark.self, ServeLoadBenchmark.self,
+                      PIIBenchmark.self, ModerationBenchmark.self, GroundednessBenchmark.self])
 }
 
 /// BM25 retrieval quality and speed on BEIR SciFact, with tantivy run on the same data.

@@ -1,0 +1,1 @@
+// Placeholder: the local moderation classifier lands with its own branch.

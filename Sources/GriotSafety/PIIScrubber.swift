@@ -1,0 +1,1 @@
+// Placeholder: the PII scrubber lands with its own branch.
