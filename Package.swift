@@ -70,6 +70,7 @@ let package = Package(
         // The turn pipeline: context under a token budget, generation, streamed events, threads.
         .target(name: "GriotChat", dependencies: [
             "GriotSafety", "GriotArchive", "GriotPrompts", "GriotProviders", "GriotTokens", "GriotStore", "GriotText", "GriotSearch", "GriotStories",
+            "GriotEmbedding",
         ]),
         // Who is calling: bearer JWTs (HS256 with a shared secret, RS256/ES256 from a JWKS file).
         .target(name: "GriotAuth", dependencies: [
@@ -80,6 +81,7 @@ let package = Package(
         // The HTTP service on Hummingbird: routes, SSE, auth, rate limits, audit, metrics.
         .target(name: "GriotServer", dependencies: [
             "GriotChat", "GriotArchive", "GriotAuth", "GriotExport", "GriotStore", "GriotSearch", "GriotStories", "GriotProviders", "GriotPrompts",
+            "GriotSafety",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "CoreMetrics", package: "swift-metrics"),

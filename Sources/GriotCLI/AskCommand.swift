@@ -14,7 +14,9 @@ struct AskCommand: AsyncParsableCommand {
             any model is called, passages are retrieved among the stories the viewer may see, and \
             the request is built under the assistant's token budget. Without OPENAI_API_KEY or \
             OPENAI_BASE_URL the offline extractive responder answers (model griot-extractive-1). \
-            Ctrl-C stops the answer; what was written so far is stored marked stopped.
+            Ctrl-C stops the answer; what was written so far is stored marked stopped. The \
+            assistant's safety stages run as in the service: a message that breaks the content \
+            policy is refused (exit status 3) before any model sees it.
             """)
 
     @Argument(help: "The question, or a command: /quiz, /summary, /resources.")
@@ -44,6 +46,9 @@ struct AskCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The prompt version: a label (production, latest) or a number.")
     var promptVersion = "production"
 
+    @Flag(name: .long, help: "The question is a voice transcript (it passes the same moderation as typed text).")
+    var voice = false
+
     @Flag(name: .long, help: "Print each event as a line of JSON ({\"event\": ..., \"data\": ...}).")
     var json = false
 
@@ -61,7 +66,8 @@ struct AskCommand: AsyncParsableCommand {
         let engine = try await ChatEngine.open(archive: archive, configuration: configuration)
         let familyIDs = Set((families ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         let request = TurnRequest(assistant: assistant, message: question, viewer: Viewer(userID: viewer, familyGroupIDs: familyIDs),
-                                  threadID: thread, courseID: course, role: role, userName: name, promptLabel: promptVersion)
+                                  threadID: thread, courseID: course, role: role, userName: name, promptLabel: promptVersion,
+                                  voice: voice)
         let turn: ChatTurn
         do {
             turn = try engine.startTurn(request)
@@ -83,6 +89,7 @@ struct AskCommand: AsyncParsableCommand {
             if case .done(let summary) = event { status = summary.status.rawValue }
         }
         if status == "failed" { throw ExitCode(1) }
+        if status == "blocked" { throw ExitCode(3) }
         if status == "stopped" { throw ExitCode(130) }
     }
 }
@@ -112,6 +119,8 @@ struct AnswerPrinter {
             FileHandle.standardOutput.write(Data(text.utf8))
         case .citation(let citation):
             citations.append(citation)
+        case .flag(let flag):
+            Terminal.note("\n[\(flag.kind.rawValue)] \(flag.message)")
         case .chips, .budget:
             if case .budget(let ledger) = event { self.ledger = ledger }
         case .error(let failure):

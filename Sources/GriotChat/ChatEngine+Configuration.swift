@@ -6,7 +6,8 @@ import GriotStore
 
 extension ChatEngine {
     /// The engine as configured: prompts from the configured folder (checked at once), the
-    /// provider chosen by `GriotConfiguration.provider`, exact BPE token counts.
+    /// provider chosen by `GriotConfiguration.provider`, exact BPE token counts, and the safety
+    /// stages' tools (a remote moderation endpoint when `GRIOT_MODERATION_URL` is set).
     public static func open(archive: StoryArchive, configuration: GriotConfiguration,
                             environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ChatEngine {
         guard let promptsPath = configuration.promptsPath else {
@@ -16,7 +17,8 @@ extension ChatEngine {
         let breakers = CircuitBreakerRegistry()
         let provider = try await makeProvider(configuration.provider, environment: environment, breakers: breakers)
         return ChatEngine(archive: archive, chats: try ChatStore(writer: archive.store.writer), prompts: prompts,
-                          provider: provider, counters: .bytePair, breakers: breakers)
+                          provider: provider, counters: .bytePair, breakers: breakers,
+                          safety: .standard(embedder: archive.embedder, environment: environment))
     }
 
     /// `auto` picks the OpenAI-compatible provider when a key or a base URL is configured.

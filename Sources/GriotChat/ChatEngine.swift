@@ -14,6 +14,8 @@ public struct TurnRequest: Sendable, Hashable {
     /// Continue this thread; nil starts one (or, for a course, finds the course's thread).
     public var threadID: String?
     public var courseID: String?
+    /// The message is a voice transcript (it passes the same moderation as typed text).
+    public var voice: Bool
     /// The asker's role, for assistants with role variants (the coach: client or coach).
     public var role: String?
     public var userName: String?
@@ -21,8 +23,9 @@ public struct TurnRequest: Sendable, Hashable {
     public var promptLabel: String
 
     public init(assistant: String = "griot", message: String, viewer: Viewer, threadID: String? = nil, courseID: String? = nil,
-                role: String? = nil, userName: String? = nil, promptLabel: String = "production") {
+                role: String? = nil, userName: String? = nil, promptLabel: String = "production", voice: Bool = false) {
         self.assistant = assistant
+        self.voice = voice
         self.message = message
         self.viewer = viewer
         self.threadID = threadID
@@ -63,6 +66,8 @@ public final class ChatEngine: Sendable {
     public let breakers: CircuitBreakerRegistry
     /// Where turns embed the question, retrieve and assemble the prompt: off the threads that relay replies.
     public let preparation: PreparationLane
+    /// The safety stages' scorers: moderation, PII, groundedness, copyright.
+    public let safety: SafetyTools
     /// Where streaming replies' text so far is written, off the threads that relay them.
     let checkpoints: ReplyCheckpoints
     let detector = LanguageDetector()
@@ -75,7 +80,8 @@ public final class ChatEngine: Sendable {
 
     public init(archive: StoryArchive, chats: ChatStore, prompts: PromptRegistry, provider: any ChatProvider, counters: TokenCounters,
                 breakers: CircuitBreakerRegistry = CircuitBreakerRegistry(), preparation: PreparationLane = .shared,
-                now: @escaping @Sendable () -> Date = Date.init) {
+                safety: SafetyTools? = nil, now: @escaping @Sendable () -> Date = Date.init) {
+        self.safety = safety ?? SafetyTools(embed: SafetyTools.embedding(archive.embedder))
         self.breakers = breakers
         self.preparation = preparation
         self.archive = archive
@@ -95,8 +101,8 @@ public final class ChatEngine: Sendable {
         guard message.count <= Self.maximumMessageCharacters else {
             throw ChatError(.invalid, "The message is \(message.count) characters long; the limit is \(Self.maximumMessageCharacters). Shorten it or split it into several messages.")
         }
-        guard prompts.assistants[request.assistant] != nil else {
-            throw ChatError(.invalid, "There is no assistant \(request.assistant); the assistants are \(prompts.assistants.keys.sorted().joined(separator: ", ")).")
+        guard prompts.assistants[request.assistant]?.isChatAssistant == true else {
+            throw ChatError(.invalid, "There is no assistant \(request.assistant); the assistants are \(prompts.chatAssistants.joined(separator: ", ")).")
         }
         let template: PromptTemplate
         do {
@@ -133,7 +139,8 @@ public final class ChatEngine: Sendable {
         let language = guess.confidence >= Self.languageConfidence ? guess.language : nil
 
         let turnID = UUID().uuidString.lowercased()
-        let question = try chats.appendMessage(threadID: thread.id, role: .user, content: message, turnID: turnID, now: now())
+        let question = try chats.appendMessage(threadID: thread.id, role: .user, content: message, turnID: turnID, now: now(),
+                                               inputMode: request.voice ? "voice" : nil)
         let reply = try chats.appendMessage(threadID: thread.id, role: .assistant, content: "", status: .streaming, turnID: turnID, now: now())
 
         let plan = TurnPlan(

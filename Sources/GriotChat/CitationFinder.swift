@@ -44,18 +44,38 @@ struct CitationFinder: Sendable {
         return found
     }
 
+    /// What a marker's citation came to.
+    enum Check: Sendable {
+        /// The citation, with a quote found verbatim in its passage.
+        case verified(Citation)
+        /// The reply quotes the passage, but the quote is not in it (after white space and
+        /// quotation marks are evened out): the citation is left out.
+        case fabricatedQuote(number: Int, quote: String)
+        /// The reply cites a number that was not among the passages given.
+        case outOfRange(number: Int)
+        /// The passage has no sentence to quote (empty text).
+        case unquotable(number: Int)
+    }
+
     func citation(number: Int, in text: String, at marker: String.Index) -> Citation? {
-        guard let source = sources[number] else { return nil }
+        if case .verified(let citation) = check(number: number, in: text, at: marker) { return citation }
+        return nil
+    }
+
+    /// Turns a marker into a citation whose quote is verbatim in the cited passage: the quote the
+    /// reply gives when there is one (12 characters or more) and it is in the passage; otherwise
+    /// the passage's sentence that best matches the claim. A reply quote that is not in the
+    /// passage is reported, never replaced by another sentence.
+    func check(number: Int, in text: String, at marker: String.Index) -> Check {
+        guard let source = sources[number] else { return .outOfRange(number: number) }
         let claim = Self.claim(before: marker, in: text)
         let passageText = source.passage.text
         let scalars = Array(passageText.unicodeScalars)
         var quoteRange: Range<Int>?
 
-        // The reply's own quotation, when it is verbatim in the passage.
-        if let quoted = Self.lastQuotation(in: claim), quoted.unicodeScalars.count >= 12,
-           let range = passageText.range(of: quoted) {
-            let start = passageText.unicodeScalars.distance(from: passageText.unicodeScalars.startIndex, to: range.lowerBound)
-            quoteRange = start..<(start + quoted.unicodeScalars.count)
+        if let quoted = Self.lastQuotation(in: claim), quoted.unicodeScalars.count >= 12 {
+            guard let range = VerbatimMatch.find(quoted, in: scalars) else { return .fabricatedQuote(number: number, quote: quoted) }
+            quoteRange = range
         }
         if quoteRange == nil {
             let claimTerms = Set(analyzer.terms(in: claim))
@@ -69,13 +89,22 @@ struct CitationFinder: Sendable {
             }
             if let best { quoteRange = best.span.start..<min(best.span.end, best.span.start + 400) }
         }
-        guard let quoteRange else { return nil }
-        let quote = String(String.UnicodeScalarView(scalars[quoteRange])).trimmingCharacters(in: .whitespacesAndNewlines)
-        return Citation(
+        guard var quoteRange else { return .unquotable(number: number) }
+        // The quote a citation carries is trimmed, and its offsets with it.
+        while quoteRange.lowerBound < quoteRange.upperBound, scalars[quoteRange.lowerBound].properties.isWhitespace {
+            quoteRange = (quoteRange.lowerBound + 1)..<quoteRange.upperBound
+        }
+        while quoteRange.lowerBound < quoteRange.upperBound, scalars[quoteRange.upperBound - 1].properties.isWhitespace {
+            quoteRange = quoteRange.lowerBound..<(quoteRange.upperBound - 1)
+        }
+        let quote = String(String.UnicodeScalarView(scalars[quoteRange]))
+        // Checked again as a client would: the quote must be in the passage it names.
+        guard VerbatimMatch.find(quote, in: scalars) != nil else { return .fabricatedQuote(number: number, quote: quote) }
+        return .verified(Citation(
             number: number, storyID: source.passage.storyID, passageID: source.passage.id, title: source.grounding.storyTitle,
             interviewee: source.interviewee, quote: quote,
             quoteStart: source.passage.startOffset + quoteRange.lowerBound, quoteEnd: source.passage.startOffset + quoteRange.upperBound,
-            startSeconds: source.passage.startSeconds, sourceType: source.sourceType)
+            startSeconds: source.passage.startSeconds, sourceType: source.sourceType))
     }
 
     /// The text of the sentence a marker ends: back to the previous sentence end or marker.
@@ -104,5 +133,61 @@ struct CitationFinder: Sendable {
             if !quoted.isEmpty { return quoted }
         }
         return nil
+    }
+}
+
+/// Finds a quote in a passage "verbatim after white-space normalisation": runs of white space
+/// count as one space, and curly and straight quotation marks and apostrophes as the same mark
+/// (models write either). Returns the match's range in the passage's scalars.
+enum VerbatimMatch {
+    static func find(_ quote: String, in passage: [Unicode.Scalar]) -> Range<Int>? {
+        let needle = normalized(Array(quote.unicodeScalars)).scalars
+        guard !needle.isEmpty else { return nil }
+        let (haystack, origin) = normalized(passage)
+        guard needle.count <= haystack.count else { return nil }
+        var start = 0
+        while start + needle.count <= haystack.count {
+            if haystack[start] == needle[0] {
+                var length = 1
+                while length < needle.count, haystack[start + length] == needle[length] { length += 1 }
+                if length == needle.count {
+                    let end = origin[start + needle.count - 1] + 1
+                    return origin[start]..<end
+                }
+            }
+            start += 1
+        }
+        return nil
+    }
+
+    /// The scalars with white space collapsed and quotation marks evened out, and where each came from.
+    static func normalized(_ scalars: [Unicode.Scalar]) -> (scalars: [Unicode.Scalar], origin: [Int]) {
+        var out: [Unicode.Scalar] = []
+        var origin: [Int] = []
+        out.reserveCapacity(scalars.count)
+        origin.reserveCapacity(scalars.count)
+        var lastWasSpace = true
+        for (index, scalar) in scalars.enumerated() {
+            if scalar.properties.isWhitespace {
+                if !lastWasSpace {
+                    out.append(" ")
+                    origin.append(index)
+                }
+                lastWasSpace = true
+                continue
+            }
+            lastWasSpace = false
+            switch scalar {
+            case "\u{2018}", "\u{2019}", "\u{02BC}": out.append("'")
+            case "\u{201C}", "\u{201D}": out.append("\"")
+            default: out.append(scalar)
+            }
+            origin.append(index)
+        }
+        if out.last == " " {
+            out.removeLast()
+            origin.removeLast()
+        }
+        return (out, origin)
     }
 }

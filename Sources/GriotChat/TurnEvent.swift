@@ -1,4 +1,5 @@
 import Foundation
+import GriotSafety
 import GriotStore
 
 /// What a turn tells its client, in order: `meta` first, then `delta`s with `citation`s as their
@@ -8,6 +9,9 @@ public enum TurnEvent: Sendable, Hashable {
     /// About 20 tokens of reply text; the first delta is sent as soon as the model's first text arrives.
     case delta(String)
     case citation(Citation)
+    /// A safety stage's finding the client should show: crisis, PII masked, a citation dropped,
+    /// low groundedness ("AI may be inaccurate"), copyright review, a sentence removed.
+    case flag(SafetyFlag)
     case chips(Chips)
     case budget(TokenLedger)
     case error(TurnFailure)
@@ -19,6 +23,7 @@ public enum TurnEvent: Sendable, Hashable {
         case .meta: "meta"
         case .delta: "delta"
         case .citation: "citation"
+        case .flag: "flag"
         case .chips: "chips"
         case .budget: "budget"
         case .error: "error"
@@ -37,6 +42,7 @@ public enum TurnEvent: Sendable, Hashable {
         case .meta(let meta): data = try? encoder.encode(meta)
         case .delta(let text): data = try? encoder.encode(["text": text])
         case .citation(let citation): data = try? encoder.encode(citation)
+        case .flag(let flag): data = try? encoder.encode(flag)
         case .chips(let chips): data = try? encoder.encode(chips)
         case .budget(let ledger): data = try? encoder.encode(ledger)
         case .error(let failure): data = try? encoder.encode(failure)
@@ -86,8 +92,42 @@ public struct Chips: Sendable, Hashable, Codable {
     public var available: [String]
 }
 
+/// What a safety stage wants the client (or a coach) to know about this turn.
+public struct SafetyFlag: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// The message is about self-harm: the reply is the crisis template; a coaching UI should offer a coach.
+        case crisis
+        case piiMasked = "pii_masked"
+        /// A citation whose quote is not in the cited passage was left out.
+        case citationDropped = "citation_dropped"
+        /// The reply cites a number that was not among the passages given.
+        case citationOutOfRange = "citation_out_of_range"
+        /// "AI may be inaccurate": the answer's groundedness is below 0.4.
+        case lowGroundedness = "low_groundedness"
+        /// A long run of the reply copies a source passage almost word for word.
+        case copyrightReview = "copyright_review"
+        /// A sentence of the reply broke the content policy and was removed.
+        case outputModeration = "output_moderation"
+    }
+
+    public var kind: Kind
+    /// What to show, in words.
+    public var message: String
+    public var score: Double?
+    /// True when a coaching UI should surface escalation to a human coach.
+    public var escalate: Bool
+
+    public init(kind: Kind, message: String, score: Double? = nil, escalate: Bool = false) {
+        self.kind = kind
+        self.message = message
+        self.score = score
+        self.escalate = escalate
+    }
+}
+
 public struct TurnFailure: Sendable, Hashable, Codable {
-    /// A stable code for clients: `ai_unavailable`, `provider_error`, `message_too_long`, `stopped`.
+    /// A stable code for clients: `ai_unavailable`, `provider_error`, `message_too_long`,
+    /// `message_blocked` (input moderation), `stopped`.
     public var code: String
     public var message: String
 
@@ -103,6 +143,14 @@ public struct TurnSummary: Sendable, Hashable, Codable {
     public var status: MessageStatus
     public var text: String
     public var citations: [Citation]
+    /// The safety stages' flags, as they were sent.
+    public var flags: [SafetyFlag]
+    /// The answer's groundedness in [0, 1], when the stage ran.
+    public var groundedness: Double?
+    /// Every safety stage's verdict on this turn (score, decision, reason), as stored with it.
+    public var verdicts: [SafetyVerdict]
+    /// The input moderation's leading category, when moderation ran (for the service's counters).
+    public var moderationCategory: String?
     public var model: String
     public var elapsedSeconds: Double
     public var firstTokenSeconds: Double?

@@ -2,6 +2,7 @@ import Foundation
 import GriotArchive
 import GriotPrompts
 import GriotProviders
+import GriotSafety
 import GriotSearch
 import GriotStore
 import GriotStories
@@ -9,15 +10,20 @@ import Synchronization
 
 /// One turn, top to bottom. Each stage is a method below, in the order `run` calls them:
 ///
+/// 0. `screen`: input moderation. A toxic message is blocked (nothing reaches the model); a
+///    message about self-harm gets the crisis template and a flag instead of a model's answer
 /// 1. `retrieve`: passages the viewer may see, by the assistant's retrieval settings
 /// 2. `assemble`: system prompt, instructions, profile, course, passages and history under the budget
 ///    (these two run on the engine's `PreparationLane`, so that a burst of new chats does not hold
 ///    up the replies already streaming)
-/// 3. `generate`: the provider's stream, regrouped into deltas of about 20 tokens (the first text
-///    at once), with citations
-/// 4. `finish`: the reply and its turn snapshot stored, with how it ended (complete, stopped, failed)
+/// 3. `generate`: the provider's stream, held to whole sentences by the `OutputGate` (output
+///    moderation, PII scrubbing) when those stages are on, regrouped into deltas of about 20
+///    tokens (the first text at once), with citations whose quotes are checked against their passages
+/// 4. `review`: groundedness of the whole answer and copyright similarity, as flags
+/// 5. `finish`: the reply, its turn snapshot and the stages' verdicts stored, with how it ended
+///    (complete, stopped, failed, blocked)
 ///
-/// The safety stages (moderation, PII, citation checks, groundedness) slot in between these.
+/// Which safety stages run is the assistant's choice, in its prompt's front matter.
 struct TurnPipeline: Sendable {
     let engine: ChatEngine
 
@@ -36,14 +42,25 @@ struct TurnPipeline: Sendable {
             provider: provider.name, model: state.model, command: plan.command?.rawValue, language: plan.language)))
         do {
             try saveTurn(&state, status: .streaming)
-            let (sources, context) = try await prepare(plan, state: &state)
-            let finder = CitationFinder(sources: sources.filter { source in context.passages.contains { $0.number == source.grounding.number } })
-            try await generate(plan, context: context, finder: finder, state: &state, emit: emit)
-            emit.yield(.chips(Chips(active: plan.command?.rawValue, available: plan.template.commands.map { "/" + $0 })))
-            emit.yield(.budget(context.ledger))
-            state.status = .complete
+            switch try await screen(plan, state: &state) {
+            case .blocked:
+                break
+            case .crisis(let template):
+                try respondToCrisis(plan, template: template, state: &state, emit: emit)
+            case .proceed:
+                let (sources, context) = try await prepare(plan, state: &state)
+                let finder = CitationFinder(sources: sources.filter { source in context.passages.contains { $0.number == source.grounding.number } })
+                try await generate(plan, context: context, finder: finder, state: &state, emit: emit)
+                try Task.checkCancellation()
+                try await review(plan, context: context, state: &state, emit: emit)
+                emit.yield(.chips(Chips(active: plan.command?.rawValue, available: plan.template.commands.map { "/" + $0 })))
+                emit.yield(.budget(context.ledger))
+                state.status = .complete
+            }
         } catch is CancellationError {
             state.status = .stopped
+        } catch let error as TurnStageFailure {
+            state.fail(code: error.code, message: error.message)
         } catch let error as ContextOverflow {
             state.fail(code: "message_too_long", message: error.description)
         } catch let error as ProviderError {
@@ -55,11 +72,13 @@ struct TurnPipeline: Sendable {
         } catch {
             state.fail(code: "internal_error", message: "The turn failed: \(error). Your message is saved; try again.")
         }
-        if state.status == .streaming || Task.isCancelled && state.status != .failed { state.status = .stopped }
+        if state.status == .streaming || Task.isCancelled && state.status != .failed && state.status != .blocked { state.status = .stopped }
         if let failure = state.failure { emit.yield(.error(failure)) }
         finish(&state)
         emit.yield(.done(TurnSummary(
             turnID: plan.turnID, messageID: plan.replyMessage.id, status: state.status, text: state.text, citations: state.citations,
+            flags: state.flags, groundedness: state.groundedness?.answer, verdicts: state.verdicts.map(\.verdict),
+            moderationCategory: state.moderation.map { $0.needsCrisisResponse && !$0.blocks ? ModerationCategory.selfHarm.rawValue : $0.topCategory.rawValue },
             model: state.model, elapsedSeconds: Date().timeIntervalSince(state.started), firstTokenSeconds: state.firstToken)))
         emit.finish()
     }
@@ -160,13 +179,153 @@ struct TurnPipeline: Sendable {
                                  command: plan.command?.rawValue, language: plan.language))
         // The provider calls the regrouping in the task that reads the model's connection: a token
         // crosses no task boundary between the model's stream and the delta it ends up in.
-        let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, emit: emit) { [checkpoints = engine.checkpoints] text in
+        let gate = try outputGate(plan)
+        let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, gate: gate,
+                                         checkCitations: plan.template.safety.contains(.citations), emit: emit) { [checkpoints = engine.checkpoints] text in
             checkpoints.save(messageID: plan.replyMessage.id, text: text)
         }
-        defer { state = regrouping.state }
+        // Held text is checked and sent however the reply ends, so what is stored is what was sent.
+        defer {
+            regrouping.releasePending()
+            state = regrouping.state
+        }
         try await engine.provider.generate(request, into: regrouping.receive)
+    }
+
+    // MARK: Safety stages
+
+    enum Screening {
+        case proceed
+        case blocked
+        case crisis(PromptTemplate)
+    }
+
+    /// Stage 0: input moderation (and the self-harm check for crisis routing), on the whole
+    /// message, typed or a voice transcript. Every moderated message leaves a `message.moderate`
+    /// audit entry with its scores.
+    private func screen(_ plan: TurnPlan, state: inout TurnState) async throws -> Screening {
+        let stages = plan.template.safety
+        guard stages.contains(.moderation) || stages.contains(.crisis) else { return .proceed }
+        let message = plan.userMessage.content
+        let result = await engine.safety.moderator.moderate(message)
         try Task.checkCancellation()
-        regrouping.releasePending()
+        state.moderation = result
+        let input = plan.request.voice ? "voice transcript" : "message"
+        let scores = String(format: "toxicity %.2f (%@), self-harm %.2f", result.toxicity, result.topCategory.rawValue, result.selfHarm)
+        let blocked = stages.contains(.moderation) && result.blocks
+        var crisis: PromptTemplate?
+        if !blocked, stages.contains(.crisis), result.needsCrisisResponse {
+            crisis = try? engine.prompts.template(for: Self.crisisTemplate, label: "production")
+        }
+        let decision: SafetyDecision = blocked ? .block : (crisis != nil ? .route : .allow)
+        try engine.chats.recordModeration(messageID: plan.userMessage.id, moderation: Self.json(result), decision: decision.rawValue, blocked: blocked)
+        if stages.contains(.moderation) {
+            state.record(SafetyVerdict(stage: "moderation", score: result.toxicity, decision: blocked ? .block : .allow,
+                                       reason: "\(input): \(scores) from \(result.source)" + (result.reasons.isEmpty ? "" : "; " + result.reasons.joined(separator: ", "))),
+                         messageID: plan.userMessage.id)
+        }
+        if blocked {
+            let warnings = try engine.chats.addModerationWarning(userID: plan.thread.userID)
+            state.status = .blocked
+            state.failure = TurnFailure(
+                code: "message_blocked",
+                message: "Message violates policy. It was not sent to the assistant (warning \(warnings)); rephrase it without insults, threats or slurs.")
+            return .blocked
+        }
+        if stages.contains(.crisis), result.needsCrisisResponse {
+            guard let crisis else {
+                // Never improvise here: without the template the turn fails and says so.
+                throw TurnStageFailure(code: "crisis_template_missing",
+                                       message: "This message needs the crisis reply, but prompts/\(Self.crisisTemplate) has no production version; publish one.")
+            }
+            state.record(SafetyVerdict(stage: "crisis", score: result.selfHarm, decision: .route,
+                                       reason: "self-harm \(String(format: "%.2f", result.selfHarm)) ≥ \(ModerationResult.crisisThreshold): \(Self.crisisTemplate) template v\(crisis.version)"),
+                         messageID: plan.userMessage.id)
+            return .crisis(crisis)
+        }
+        return .proceed
+    }
+
+    /// The prompt folder of the crisis reply (`kind: response`).
+    static let crisisTemplate = "crisis"
+
+    /// The crisis template as the reply, with the flag a coaching UI uses to bring in a coach.
+    /// No model is called and no passage is retrieved.
+    private func respondToCrisis(_ plan: TurnPlan, template: PromptTemplate, state: inout TurnState, emit: AsyncStream<TurnEvent>.Continuation) throws {
+        let profile = try? engine.chats.profile(userID: plan.thread.userID)
+        let text = try template.systemPrompt(role: nil, command: nil, values: [
+            "user_name": plan.request.userName ?? profile?.displayName ?? "",
+            "assistant_name": plan.template.assistant == "griot" ? "the Griot" : "the SelfFull coach",
+        ])
+        let flag = SafetyFlag(kind: .crisis, message: "This message may be about self-harm; the crisis resources were sent instead of an answer. A coach should follow up.",
+                              score: state.moderation?.selfHarm, escalate: true)
+        state.raise(flag, emit: emit)
+        state.model = "template:\(template.assistant)@\(template.version)"
+        state.firstToken = Date().timeIntervalSince(state.started)
+        state.text = text
+        emit.yield(.delta(text))
+        state.status = .complete
+    }
+
+    /// The gate the reply passes through before it is sent, or nil when no output stage is on.
+    private func outputGate(_ plan: TurnPlan) throws -> OutputGate? {
+        let stages = plan.template.safety
+        guard stages.contains(.pii) || stages.contains(.moderation) else { return nil }
+        var scrubber: PIIScrubber?
+        var shared = Set<String>()
+        if stages.contains(.pii) {
+            guard let tools = engine.safety.scrubber else {
+                throw TurnStageFailure(code: "internal_error", message: "The PII scrubber could not start (PCRE2), so no reply is sent; install libpcre2 and restart.")
+            }
+            scrubber = tools
+            // What the user wrote in this thread is theirs to see again.
+            for message in plan.history where message.role == .user { shared.formUnion(tools.sharedKeys(in: message.content)) }
+            shared.formUnion(tools.sharedKeys(in: plan.userMessage.content))
+        }
+        return OutputGate(scrubber: scrubber, shared: shared, moderator: stages.contains(.moderation) ? engine.safety.local : nil)
+    }
+
+    /// Stage 4: checks of the whole answer once it is complete: groundedness against the passages
+    /// the model saw ("AI may be inaccurate" below 0.4) and copyright similarity (long runs
+    /// copied from a passage, for coach review). Runs on the preparation lane: it embeds text.
+    private func review(_ plan: TurnPlan, context: AssembledContext, state: inout TurnState, emit: AsyncStream<TurnEvent>.Continuation) async throws {
+        let stages = plan.template.safety
+        let text = state.text
+        guard !text.isEmpty, stages.contains(.groundedness) || stages.contains(.copyright) else { return }
+        let passages = context.passages.map(\.text)
+        let tools = engine.safety
+        let (grounded, copied) = try await engine.preparation.run {
+            (stages.contains(.groundedness) ? tools.groundedness.score(answer: text, passages: passages) : nil,
+             stages.contains(.copyright) ? tools.copyright.check(text, passages: passages) : nil)
+        }
+        if let grounded {
+            state.groundedness = grounded
+            let weak = grounded.sentences.filter { $0.isClaim && $0.score < GroundednessScore.threshold }
+            state.record(SafetyVerdict(
+                stage: "groundedness", score: grounded.answer, decision: grounded.isLowGroundedness ? .flag : .allow,
+                reason: String(format: "answer %.2f over %d claims; %d below %.1f", grounded.answer, grounded.sentences.filter(\.isClaim).count,
+                               weak.count, GroundednessScore.threshold)), messageID: plan.replyMessage.id)
+            if grounded.isLowGroundedness {
+                state.raise(SafetyFlag(kind: .lowGroundedness, message: "AI may be inaccurate", score: grounded.answer), emit: emit)
+            }
+        }
+        if stages.contains(.copyright) {
+            state.record(SafetyVerdict(
+                stage: "copyright", score: copied?.similarity ?? 0, decision: copied == nil ? .allow : .flag,
+                reason: copied.map { String(format: "%d characters %.2f similar to passage [%d]", $0.outputRange.count, $0.similarity, $0.passage + 1) }
+                    ?? "no run over 400 characters copies a passage"), messageID: plan.replyMessage.id)
+            if let copied {
+                state.raise(SafetyFlag(kind: .copyrightReview, message: "Part of this reply copies a source passage almost word for word; it is flagged for coach review.",
+                                       score: copied.similarity), emit: emit)
+            }
+        }
+    }
+
+    static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     // MARK: Storing
@@ -174,9 +333,17 @@ struct TurnPipeline: Sendable {
     private func finish(_ state: inout TurnState) {
         state.finished = Date()
         engine.checkpoints.close(messageID: state.plan.replyMessage.id)
+        let output = state.verdicts.filter { $0.verdict.stage != "moderation" && $0.verdict.stage != "crisis" }.map(\.verdict)
         try? engine.chats.finishMessage(id: state.plan.replyMessage.id, content: state.text, status: state.status,
-                                        error: state.failure?.message)
+                                        error: state.failure?.message, moderation: output.isEmpty ? nil : Self.json(output))
         try? saveTurn(&state, status: state.status)
+        let plan = state.plan
+        let at = state.finished ?? Date()
+        try? engine.chats.recordVerdicts(state.verdicts.map { entry in
+            SafetyVerdictRecord(at: at, turnID: plan.turnID, threadID: plan.thread.id, messageID: entry.messageID, userID: plan.thread.userID,
+                                ipHash: nil, stage: entry.verdict.stage, score: entry.verdict.score, decision: entry.verdict.decision.rawValue,
+                                reason: entry.verdict.reason)
+        })
     }
 
     private func saveTurn(_ state: inout TurnState, status: MessageStatus) throws {
@@ -188,7 +355,8 @@ struct TurnPipeline: Sendable {
             model: state.model, upstreamModel: state.upstreamModel, settings: plan.template.model.settings(maxTokens: plan.template.budget.replyReserve),
             retrieval: state.retrieval, indexPassages: try? engine.archive.indexedPassageCount(), passages: state.retrieved,
             ledger: state.ledger, citations: state.citations, text: state.text, failure: state.failure, usage: state.usage,
-            firstTokenSeconds: state.firstToken)
+            firstTokenSeconds: state.firstToken, safety: state.verdicts.map(\.verdict), flags: state.flags,
+            groundedness: state.groundedness?.answer)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -225,28 +393,37 @@ struct TurnPipeline: Sendable {
 
 /// Stage 3's regrouping of the model's text into deltas of about `TurnPipeline.deltaTokens`
 /// tokens (the first text at once), with a citation event as each marker appears, and the text
-/// so far handed to `ReplyCheckpoints` every `flushInterval` seconds. Events come one at a time
-/// from the provider's reading task; the lock is never contended.
+/// so far handed to `ReplyCheckpoints` every `flushInterval` seconds. With an `OutputGate`, the
+/// model's text reaches the regrouping only as whole, checked sentences, and only that text is
+/// ever sent or stored. Events come one at a time from the provider's reading task; the lock
+/// is never contended.
 final class DeltaRegrouping: Sendable {
     private struct Progress {
         var state: TurnState
+        var gate: OutputGate?
         var pending = ""
         var released = false
         var lastFlush = Date()
         var cited = Set<Int>()
+        var flagged = Set<String>()
+        var dropped: [String] = []
+        var outOfRange = Set<Int>()
+        var verified = 0
     }
 
     private let progress: Mutex<Progress>
     private let finder: CitationFinder
     private let counter: any TokenCounter
+    private let checkCitations: Bool
     private let emit: AsyncStream<TurnEvent>.Continuation
     private let flush: @Sendable (String) -> Void
 
-    init(state: TurnState, finder: CitationFinder, counter: any TokenCounter, emit: AsyncStream<TurnEvent>.Continuation,
-         flush: @escaping @Sendable (String) -> Void) {
-        progress = Mutex(Progress(state: state))
+    init(state: TurnState, finder: CitationFinder, counter: any TokenCounter, gate: OutputGate? = nil, checkCitations: Bool = false,
+         emit: AsyncStream<TurnEvent>.Continuation, flush: @escaping @Sendable (String) -> Void) {
+        progress = Mutex(Progress(state: state, gate: gate))
         self.finder = finder
         self.counter = counter
+        self.checkCitations = checkCitations
         self.emit = emit
         self.flush = flush
     }
@@ -261,16 +438,11 @@ final class DeltaRegrouping: Sendable {
                 progress.state.upstreamModel = model
             case .text(let piece):
                 if progress.state.firstToken == nil { progress.state.firstToken = Date().timeIntervalSince(progress.state.started) }
-                progress.state.text += piece
-                progress.pending += piece
-                // The first text goes out at once (waiting for 20 tokens would hold the first
-                // words back 20 token intervals); whole citation markers stay in one delta, so a
-                // client never sees "[1" alone. Fewer bytes than `deltaTokens` cannot be that many
-                // tokens, so they are not counted.
-                if !progress.released || (progress.pending.utf8.count >= TurnPipeline.deltaTokens
-                                          && counter.count(progress.pending) >= TurnPipeline.deltaTokens),
-                   !TurnPipeline.endsInsideMarker(progress.pending) {
-                    release(&progress)
+                if progress.gate != nil {
+                    guard let checked = progress.gate!.feed(piece) else { return }
+                    accept(checked, &progress)
+                } else {
+                    accept(piece, &progress)
                 }
                 if Date().timeIntervalSince(progress.lastFlush) >= TurnPipeline.flushInterval {
                     flush(progress.state.text)
@@ -282,9 +454,37 @@ final class DeltaRegrouping: Sendable {
         }
     }
 
-    /// Sends what is held back (the reply is complete).
+    /// Checks and sends what is held back (the reply has ended, or was stopped), and records
+    /// the output stages' verdicts.
     func releasePending() {
-        progress.withLock { release(&$0) }
+        progress.withLock { progress in
+            if let checked = progress.gate?.finish() { accept(checked, &progress) }
+            release(&progress)
+            recordVerdicts(&progress)
+        }
+    }
+
+    /// Text that may be sent: added to the reply, and sent once enough has gathered.
+    private func accept(_ text: String, _ progress: inout Progress) {
+        if let gate = progress.gate, !gate.masked.isEmpty, !progress.flagged.contains("pii") {
+            progress.flagged.insert("pii")
+            progress.state.raise(SafetyFlag(kind: .piiMasked, message: "Personal details (a phone number, an address, ...) in the reply were masked."), emit: emit)
+        }
+        if let gate = progress.gate, gate.removedSentences > 0, !progress.flagged.contains("moderation") {
+            progress.flagged.insert("moderation")
+            progress.state.raise(SafetyFlag(kind: .outputModeration, message: "A sentence of the reply broke the content policy and was removed.",
+                                            score: gate.worstToxicity), emit: emit)
+        }
+        progress.state.text += text
+        progress.pending += text
+        // The first text goes out at once (waiting for 20 tokens would hold the first words back
+        // 20 token intervals); whole citation markers stay in one delta, so a client never sees
+        // "[1" alone. Fewer bytes than `deltaTokens` cannot be that many tokens, so they are not counted.
+        if !progress.released || (progress.pending.utf8.count >= TurnPipeline.deltaTokens
+                                  && counter.count(progress.pending) >= TurnPipeline.deltaTokens),
+           !TurnPipeline.endsInsideMarker(progress.pending) {
+            release(&progress)
+        }
     }
 
     private func release(_ progress: inout Progress) {
@@ -294,10 +494,56 @@ final class DeltaRegrouping: Sendable {
         progress.released = true
         let text = progress.state.text
         for marker in finder.markers(in: text) where !progress.cited.contains(marker.number) {
-            guard let citation = finder.citation(number: marker.number, in: text, at: marker.end) else { continue }
-            progress.cited.insert(marker.number)
-            progress.state.citations.append(citation)
-            emit.yield(.citation(citation))
+            switch finder.check(number: marker.number, in: text, at: marker.end) {
+            case .verified(let citation):
+                progress.cited.insert(marker.number)
+                progress.verified += 1
+                progress.state.citations.append(citation)
+                emit.yield(.citation(citation))
+            case .fabricatedQuote(let number, let quote):
+                progress.cited.insert(number)
+                guard checkCitations else { continue }
+                progress.dropped.append("[\(number)]")
+                progress.state.raise(SafetyFlag(kind: .citationDropped,
+                                                message: "The citation [\(number)] was left out: its quote (\(quote.count) characters) is not in the passage it names."),
+                                     emit: emit)
+            case .outOfRange(let number):
+                progress.cited.insert(number)
+                guard checkCitations else { continue }
+                progress.outOfRange.insert(number)
+                progress.state.raise(SafetyFlag(kind: .citationOutOfRange,
+                                                message: "The reply cites [\(number)], which is not one of the \(finder.sources.count) passages it was given."),
+                                     emit: emit)
+            case .unquotable(let number):
+                progress.cited.insert(number)
+            }
+        }
+    }
+
+    private func recordVerdicts(_ progress: inout Progress) {
+        let reply = progress.state.plan.replyMessage.id
+        if let gate = progress.gate {
+            if gate.scrubber != nil {
+                let counts = gate.masked.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key.rawValue)" }
+                progress.state.record(SafetyVerdict(
+                    stage: "pii", score: gate.masked.isEmpty ? 0 : 1, decision: gate.masked.isEmpty ? .allow : .mask,
+                    reason: (counts.isEmpty ? "nothing masked" : "masked " + counts.joined(separator: ", "))
+                        + (gate.kept > 0 ? "; \(gate.kept) value\(gate.kept == 1 ? "" : "s") the user shared left as written" : "")), messageID: reply)
+            }
+            if gate.moderator != nil {
+                progress.state.record(SafetyVerdict(
+                    stage: "output_moderation", score: gate.worstToxicity, decision: gate.removedSentences > 0 ? .mask : .allow,
+                    reason: gate.removedSentences > 0 ? "\(gate.removedSentences) sentence(s) removed" : "every sentence within policy"), messageID: reply)
+            }
+        }
+        if checkCitations {
+            let problems = progress.dropped.count + progress.outOfRange.count
+            var reason = "\(progress.verified) verified"
+            if !progress.dropped.isEmpty { reason += "; dropped \(progress.dropped.joined(separator: ", ")) (quote not in passage)" }
+            if !progress.outOfRange.isEmpty { reason += "; cited outside the passages: " + progress.outOfRange.sorted().map { "[\($0)]" }.joined(separator: ", ") }
+            progress.state.record(SafetyVerdict(
+                stage: "citations", score: progress.verified + problems == 0 ? 1 : Double(progress.verified) / Double(progress.verified + problems),
+                decision: !progress.dropped.isEmpty ? .drop : (problems > 0 ? .flag : .allow), reason: reason), messageID: reply)
         }
     }
 }
@@ -319,11 +565,32 @@ struct TurnState: Sendable {
     var failure: TurnFailure?
     var usage: TokenUsage?
     var firstToken: Double?
+    var moderation: ModerationResult?
+    var groundedness: GroundednessScore?
+    /// The safety stages' verdicts, each with the message it is about.
+    var verdicts: [(verdict: SafetyVerdict, messageID: String)] = []
+    var flags: [SafetyFlag] = []
 
     mutating func fail(code: String, message: String) {
         status = .failed
         failure = TurnFailure(code: code, message: message)
     }
+
+    mutating func record(_ verdict: SafetyVerdict, messageID: String) {
+        verdicts.append((verdict, messageID))
+    }
+
+    /// Sends a flag and keeps it for the summary and the snapshot.
+    mutating func raise(_ flag: SafetyFlag, emit: AsyncStream<TurnEvent>.Continuation) {
+        flags.append(flag)
+        emit.yield(.flag(flag))
+    }
+}
+
+/// A stage that cannot go on, with the code and words the client gets.
+struct TurnStageFailure: Error {
+    var code: String
+    var message: String
 }
 
 /// What is stored with each turn so it can be explained (and, later, replayed).
@@ -360,4 +627,8 @@ struct TurnSnapshot: Codable {
     var failure: TurnFailure?
     var usage: TokenUsage?
     var firstTokenSeconds: Double?
+    /// Every safety stage's verdict, in the order they were made.
+    var safety: [SafetyVerdict]
+    var flags: [SafetyFlag]
+    var groundedness: Double?
 }

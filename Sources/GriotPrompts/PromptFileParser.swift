@@ -16,9 +16,11 @@ import Yams
 /// ## command: quiz
 /// ...
 /// ```
+/// A file with `kind: response` is a fixed reply (the crisis template) rather than an assistant:
+/// its text is the `## reply` section, with the same placeholders, and no model is asked.
 /// Every problem is reported with the file's name and, where there is one, the line.
 struct PromptFileParser {
-    static let topKeys: Set<String> = ["id", "version", "created", "description", "model", "retrieval", "budget", "safety"]
+    static let topKeys: Set<String> = ["id", "version", "created", "description", "kind", "model", "retrieval", "budget", "safety"]
     static let modelKeys: Set<String> = ["model", "temperature", "encoding"]
     static let retrievalKeys: Set<String> = ["k", "mode", "fusion", "lexical_weight", "rrf_k"]
     static let budgetKeys: Set<String> = ["total", "reply_reserve", "history_messages", "shares"]
@@ -51,10 +53,19 @@ struct PromptFileParser {
         }
         let created = try string(front, "created")
         let description = try string(front, "description")
+        let kind: PromptKind
+        if let value = front["kind"] {
+            guard let parsed = PromptKind(rawValue: "\(value)") else {
+                throw PromptError(file: file, "kind: \(value) is not a kind; use `assistant` (the default) or `response` (a fixed reply)")
+            }
+            kind = parsed
+        } else {
+            kind = .assistant
+        }
         var template = PromptTemplate(
-            assistant: id, version: version, created: created, description: description,
+            assistant: id, version: version, created: created, description: description, kind: kind,
             model: try model(front["model"]), retrieval: try retrieval(front["retrieval"]), budget: try budget(front["budget"]),
-            safety: try safety(front["safety"]), sections: try sections(body, firstLine: end + 2),
+            safety: try safety(front["safety"]), sections: try sections(body, firstLine: end + 2, kind: kind),
             file: file, textHash: "sha256:" + SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined())
         if template.budget.replyReserve >= template.budget.total {
             throw PromptError(file: file, "budget.reply_reserve (\(template.budget.replyReserve)) must be below budget.total (\(template.budget.total))")
@@ -180,7 +191,8 @@ struct PromptFileParser {
     }
 
     /// Splits the body at `## ` headings: `system`, `role: NAME`, `command: NAME`, `language`, `no_content`.
-    private func sections(_ lines: [String], firstLine: Int) throws -> PromptSections {
+    private func sections(_ lines: [String], firstLine: Int, kind: PromptKind) throws -> PromptSections {
+        let main = kind == .response ? "reply" : "system"
         var system: String?
         var result = PromptSections(system: "")
         var heading: (text: String, line: Int)?
@@ -191,14 +203,14 @@ struct PromptFileParser {
             buffer = []
             guard let (title, line) = heading else {
                 if !text.isEmpty {
-                    throw PromptError(file: file, "line \(firstLine): text before the first section; start the body with `## system`")
+                    throw PromptError(file: file, "line \(firstLine): text before the first section; start the body with `## \(main)`")
                 }
                 return
             }
             guard !text.isEmpty else { throw PromptError(file: file, "line \(line): the section `## \(title)` is empty") }
             let parts = title.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             switch (parts[0], parts.count == 2 ? parts[1] : nil) {
-            case ("system", nil) where system == nil: system = text
+            case (main, nil) where system == nil: system = text
             case ("language", nil) where result.language == nil: result.language = text
             case ("no_content", nil) where result.noContent == nil: result.noContent = text
             case ("role", let name?) where !name.isEmpty && result.roles[name] == nil:
@@ -207,7 +219,7 @@ struct PromptFileParser {
             case ("command", let name?) where !name.isEmpty && result.commands[name] == nil:
                 result.commands[name] = text
             default:
-                throw PromptError(file: file, "line \(line): `## \(title)` is not a section name or is repeated; use system, role: NAME, command: NAME, language or no_content, once each")
+                throw PromptError(file: file, "line \(line): `## \(title)` is not a section name or is repeated; use \(main), role: NAME, command: NAME, language or no_content, once each")
             }
         }
 
@@ -220,7 +232,7 @@ struct PromptFileParser {
             }
         }
         try close()
-        guard let system else { throw PromptError(file: file, "has no `## system` section") }
+        guard let system else { throw PromptError(file: file, "has no `## \(main)` section") }
         result.system = system
 
         let body = lines.joined(separator: "\n")

@@ -28,7 +28,12 @@ public struct PromptRegistry: Sendable {
         public var published: [Int: String]
 
         public var latest: Int { versions.keys.max() ?? 0 }
+        /// False for fixed replies (`kind: response`), which nobody chats with.
+        public var isChatAssistant: Bool { versions.values.allSatisfy { $0.kind == .assistant } }
     }
+
+    /// The assistants a person can chat with, by id.
+    public var chatAssistants: [String] { assistants.values.filter(\.isChatAssistant).map(\.id).sorted() }
 
     /// Reads and checks every prompt. All problems found are reported at once, each naming its file.
     public static func load(folder: URL) throws -> PromptRegistry {

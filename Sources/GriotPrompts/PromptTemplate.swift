@@ -14,6 +14,8 @@ public struct PromptTemplate: Sendable, Hashable {
     /// The date the author wrote down (free text, usually ISO 8601).
     public var created: String
     public var description: String
+    /// An assistant, or a fixed reply such as the crisis template.
+    public var kind: PromptKind = .assistant
     public var model: ModelPolicy
     public var retrieval: RetrievalPolicy
     public var budget: BudgetPolicy
@@ -111,7 +113,13 @@ public struct BudgetPolicy: Sendable, Hashable {
     public init() {}
 }
 
-/// The safety stages an assistant switches on (the stages themselves arrive with their own issue).
+/// What a prompt file is: an assistant's prompt, or a fixed reply sent instead of a model's
+/// answer (the crisis template), versioned and published the same way.
+public enum PromptKind: String, Sendable, Hashable {
+    case assistant, response
+}
+
+/// The safety stages an assistant switches on.
 public enum SafetyStage: String, Sendable, Hashable, CaseIterable {
     case moderation, crisis, pii, citations, groundedness, copyright
 }

@@ -1,6 +1,6 @@
 /// What one safety stage decided about one piece of text: a score in [0, 1], a decision and
 /// the reason in words. Stored with the turn and counted in metrics.
-public struct SafetyVerdict: Codable, Sendable, Equatable {
+public struct SafetyVerdict: Codable, Sendable, Hashable {
     /// Which stage: `moderation`, `crisis`, `pii`, `citations`, `groundedness`, `copyright`, `output_moderation`.
     public var stage: String
     public var score: Double
@@ -15,7 +15,7 @@ public struct SafetyVerdict: Codable, Sendable, Equatable {
     }
 }
 
-public enum SafetyDecision: String, Codable, Sendable {
+public enum SafetyDecision: String, Codable, Sendable, Hashable {
     /// Nothing to do.
     case allow
     /// Let through, with a flag for the user or a coach.

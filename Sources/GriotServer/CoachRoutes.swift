@@ -149,7 +149,7 @@ struct CoachRoutes: Sendable {
             try limiter.check(caller.userID)
             let role = caller.role == .coach ? "coach" : "client"
             let turnRequest = TurnRequest(assistant: Self.assistant, message: content, viewer: caller.viewer, threadID: thread.id,
-                                          courseID: thread.courseID, role: role)
+                                          courseID: thread.courseID, role: role, voice: body.isVoice ?? false)
             do {
                 return try engine.startTurn(turnRequest)
             } catch let error as ChatError {

@@ -19,10 +19,13 @@ struct GriotRoutes: Sendable {
     struct ChatBody: Decodable {
         var sessionID: String?
         var message: String?
+        /// The message is a voice transcript; it passes the same moderation as typed text.
+        var isVoice: Bool?
 
         enum CodingKeys: String, CodingKey {
             case sessionID = "session_id"
             case message
+            case isVoice = "is_voice"
         }
     }
 
@@ -61,6 +64,9 @@ struct GriotRoutes: Sendable {
         var sessionID: String
         var model: String
         var status: String
+        /// The safety stages' flags (crisis, PII masked, low groundedness, ...), as the stream sends them.
+        var flags: [SafetyFlag]
+        var groundedness: Double?
     }
 
     func add(to router: RouterGroup<GriotRequestContext>) {
@@ -95,7 +101,8 @@ struct GriotRoutes: Sendable {
             threadID = id
         }
         try limiter.check(caller.userID)
-        let turnRequest = TurnRequest(assistant: Self.assistant, message: message, viewer: caller.viewer, threadID: threadID)
+        let turnRequest = TurnRequest(assistant: Self.assistant, message: message, viewer: caller.viewer, threadID: threadID,
+                                      voice: body.isVoice ?? false)
         do {
             return try engine.startTurn(turnRequest)
         } catch let error as ChatError {
@@ -123,11 +130,16 @@ struct GriotRoutes: Sendable {
         observer.finished(events)
         guard let summary, summary.status == .complete || summary.status == .stopped else {
             let failure = failure ?? TurnFailure(code: "internal_error", message: "The reply could not be completed; your message is saved, try again.")
-            let status: HTTPResponse.Status = failure.code == "ai_unavailable" ? .serviceUnavailable : .badGateway
+            let status: HTTPResponse.Status = switch failure.code {
+            case "ai_unavailable": .serviceUnavailable
+            case "message_blocked": .unprocessableContent
+            default: .badGateway
+            }
             throw APIError(status, code: failure.code, failure.message, details: ["session_id": turn.threadID, "message_id": turn.replyMessageID])
         }
         return ChatReply(messageID: summary.messageID, content: summary.text, citations: summary.citations.map(CitationBody.init),
-                         sessionID: turn.threadID, model: summary.model, status: summary.status.rawValue)
+                         sessionID: turn.threadID, model: summary.model, status: summary.status.rawValue,
+                         flags: summary.flags, groundedness: summary.groundedness)
     }
 
     @Sendable func stream(_ request: Request, context: GriotRequestContext) async throws -> Response {

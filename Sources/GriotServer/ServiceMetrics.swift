@@ -48,7 +48,12 @@ public final class ServiceMetrics: Sendable {
         }
     }
 
-    /// A message refused by moderation (counted here once the safety stages arrive).
+    /// A safety stage's verdict on a turn, by stage and decision.
+    public func safetyVerdict(stage: String, decision: String) {
+        Counter(label: "griot_safety_verdicts_total", dimensions: [("stage", stage), ("decision", decision)], factory: factory).increment()
+    }
+
+    /// A message blocked by moderation or routed to the crisis reply, by its leading category.
     public func moderationFlag(category: String) {
         Counter(label: "griot_moderation_flags_total", dimensions: [("category", category)], factory: factory).increment()
     }

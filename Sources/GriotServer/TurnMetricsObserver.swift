@@ -1,4 +1,5 @@
 import GriotChat
+import GriotSafety
 
 /// Turns a finished turn's events into metrics: latency, time to first token, tokens in (the
 /// ledger's exact prompt count) and out (the reply counted with the prompt's encoding).
@@ -24,5 +25,11 @@ struct TurnMetricsObserver: Sendable {
         let tokensOut = (try? counters.counter(for: ledger?.encoding))?.count(summary.text) ?? 0
         metrics.turn(assistant: meta.assistant, model: meta.model, summary: summary, tokensIn: ledger?.promptTokens,
                      tokensOut: tokensOut, failure: failure)
+        for verdict in summary.verdicts {
+            metrics.safetyVerdict(stage: verdict.stage, decision: verdict.decision.rawValue)
+            if (verdict.stage == "moderation" && verdict.decision == .block) || verdict.stage == "crisis" {
+                metrics.moderationFlag(category: summary.moderationCategory ?? verdict.stage)
+            }
+        }
     }
 }

@@ -26,6 +26,10 @@ public struct AuditAction: RawRepresentable, Codable, Sendable, Hashable, Expres
     public static let auditPurge: AuditAction = "audit.purge"
     /// A coach or admin exported a thread (`details.format`: json or pdf).
     public static let threadExport: AuditAction = "thread.export"
+    /// The input moderation of a user's message (`moderation` holds the scores and decision).
+    public static let messageModerate: AuditAction = "message.moderate"
+    /// The retention job removed safety verdicts older than two years.
+    public static let verdictPurge: AuditAction = "verdict.purge"
 }
 
 /// One line of the audit log: who (`actorID`) did what (`action`) to whose data (`userID`),

@@ -5,7 +5,7 @@ import GRDB
 /// transaction, so an erasure is never half done.
 extension ChatStore {
     /// Deletes the user's threads (live and deleted) with their messages, archived messages and
-    /// turns, the user's profile, rate-limit rows and audit entries, and removes the user's
+    /// turns, the user's profile, rate-limit rows, safety verdicts, warning count and audit entries, and removes the user's
     /// identity and IP hash from entries about other users' data the user acted on. What stays
     /// is one `user.purge` entry naming the user, with the counts and no content, as the record
     /// that the erasure was done. Another user's data is not touched.
@@ -22,6 +22,9 @@ extension ChatStore {
             counts.profiles = db.changesCount
             try db.execute(sql: "DELETE FROM rateEvent WHERE userID = ?", arguments: [userID])
             counts.rateEvents = db.changesCount
+            try db.execute(sql: "DELETE FROM safetyVerdict WHERE userID = ?", arguments: [userID])
+            counts.verdicts = db.changesCount
+            try db.execute(sql: "DELETE FROM moderationWarning WHERE userID = ?", arguments: [userID])
 
             let threadList = String(decoding: try JSONEncoder().encode(threadIDs), as: UTF8.self)
             try db.execute(sql: "DELETE FROM auditEntry WHERE userID = ? OR threadID IN (SELECT value FROM json_each(?))",
@@ -36,7 +39,7 @@ extension ChatStore {
                                        "threads": .int(counts.threads), "messages": .int(counts.messages),
                                        "archivedMessages": .int(counts.archivedMessages), "turns": .int(counts.turns),
                                        "profiles": .int(counts.profiles), "rateEvents": .int(counts.rateEvents),
-                                       "auditEntries": .int(counts.auditEntries),
+                                       "auditEntries": .int(counts.auditEntries), "verdicts": .int(counts.verdicts),
                                    ]))
             try entry.insert(db)
             return counts

@@ -61,7 +61,8 @@ public final class ChatStore: Sendable {
     /// `moderation` is the safety stages' verdict on it, as JSON.
     @discardableResult
     public func appendMessage(threadID: String, role: MessageRecord.Role, content: String, status: MessageStatus = .complete,
-                              turnID: String? = nil, now: Date = Date(), moderation: String? = nil, audit: AuditContext? = nil) throws -> MessageRecord {
+                              turnID: String? = nil, now: Date = Date(), moderation: String? = nil, audit: AuditContext? = nil,
+                              inputMode: String? = nil) throws -> MessageRecord {
         let context = audit ?? AuditContext.current
         return try writer.write { db in
             // Archived messages keep their places: a new message goes after them too.
@@ -73,6 +74,9 @@ public final class ChatStore: Sendable {
                                         content: content, status: status, turnID: turnID, error: nil,
                                         createdAt: now, updatedAt: now, deletedAt: nil, version: 1)
             try message.insert(db)
+            if let inputMode {
+                try db.execute(sql: "UPDATE message SET inputMode = ? WHERE id = ?", arguments: [inputMode, message.id])
+            }
             try db.execute(sql: "UPDATE thread SET updatedAt = ? WHERE id = ?", arguments: [now, threadID])
             if role == .user {
                 // The first question names the thread, as a chat list shows it.
@@ -82,7 +86,8 @@ public final class ChatStore: Sendable {
             let owner = try String.fetchOne(db, sql: "SELECT userID FROM thread WHERE id = ?", arguments: [threadID])
             var entry = AuditEntry(at: now, action: .messageCreate, userID: owner, actorID: context?.actorID ?? (role == .user ? owner : nil),
                                    threadID: threadID, messageID: message.id, ipHash: context?.ipHash, moderation: moderation,
-                                   details: AuditEntry.details(["role": .string(role.rawValue), "status": .string(status.rawValue)]))
+                                   details: AuditEntry.details(["role": .string(role.rawValue), "status": .string(status.rawValue),
+                                                                "input": .string(inputMode ?? "text")]))
             try entry.insert(db)
             return message
         }

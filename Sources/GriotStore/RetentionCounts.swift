@@ -7,6 +7,7 @@ public struct RetentionCounts: Codable, Sendable, Hashable {
     public var profiles = 0
     public var rateEvents = 0
     public var auditEntries = 0
+    public var verdicts = 0
 
     public init(threads: Int = 0, messages: Int = 0, archivedMessages: Int = 0, turns: Int = 0, profiles: Int = 0, rateEvents: Int = 0,
                 auditEntries: Int = 0) {

@@ -168,6 +168,39 @@ enum Schema {
             try db.create(index: "rateEvent_by_user", on: "rateEvent", columns: ["userID", "at"])
             try db.create(index: "rateEvent_by_at", on: "rateEvent", columns: ["at"])
         }
+        migrator.registerMigration("v5: safety verdicts and warnings") { db in
+            // How a message arrived: typed, or a voice transcript (which passes the same filters).
+            try db.alter(table: "message") { table in
+                table.add(column: "inputMode", .text).notNull().defaults(to: "text")
+            }
+            // Every safety stage's verdict on a turn: the score, the decision and why, with who
+            // asked and from where (the salted IP hash). Kept two years (`purgeVerdicts`), and
+            // erased with the user.
+            try db.create(table: "safetyVerdict") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("at", .datetime).notNull()
+                table.column("turnID", .text).notNull()
+                table.column("threadID", .text).notNull()
+                table.column("messageID", .text)
+                table.column("userID", .text).notNull()
+                table.column("ipHash", .text)
+                table.column("stage", .text).notNull()
+                table.column("score", .double).notNull()
+                table.column("decision", .text).notNull()
+                table.column("reason", .text).notNull()
+                table.column("details", .text)
+            }
+            try db.create(index: "safetyVerdict_by_turn", on: "safetyVerdict", columns: ["turnID"])
+            try db.create(index: "safetyVerdict_by_user", on: "safetyVerdict", columns: ["userID", "at"])
+            try db.create(index: "safetyVerdict_by_at", on: "safetyVerdict", columns: ["at"])
+            // Messages blocked by moderation, counted per user: the warning count a coach or an
+            // admin sees, kept while the user's account is.
+            try db.create(table: "moderationWarning") { table in
+                table.primaryKey("userID", .text)
+                table.column("count", .integer).notNull()
+                table.column("lastAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

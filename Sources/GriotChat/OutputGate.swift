@@ -1,0 +1,111 @@
+import Foundation
+import GriotSafety
+import GriotText
+
+/// Holds the model's text back until a sentence ends, then runs the output stages on whole
+/// sentences before any of it is sent: output moderation (a sentence over the policy is
+/// replaced) and the PII scrubber (values the user did not share in this thread are masked).
+/// A value therefore never leaks in a partial delta: the text a client sees, and the text that
+/// is stored, has always been through both.
+///
+/// ```swift
+/// var gate = OutputGate(scrubber: scrubber, shared: scrubber.sharedKeys(in: "call me on 415-555-0132"), moderator: nil)
+/// gate.feed("Her number was 212-555-0199. She")   // "Her number was [PHONE]. "
+/// gate.finish()                                   // "She"
+/// ```
+struct OutputGate: Sendable {
+    let scrubber: PIIScrubber?
+    let shared: Set<String>
+    let moderator: LocalModerator?
+
+    /// Text received and not yet passed (at most an unfinished sentence, or a long run without one).
+    private(set) var held = ""
+    private(set) var masked: [PIIType: Int] = [:]
+    /// Values left as written because the user shared them in this thread.
+    private(set) var kept = 0
+    private(set) var removedSentences = 0
+    private(set) var worstToxicity = 0.0
+
+    /// Text without a sentence end is passed anyway past this many bytes, cut at a space between
+    /// two letters (no value this gate masks has a letter on both sides of a space at its edges).
+    static let longestHeld = 1200
+    static let removedSentence = "[This sentence was removed because it breaks the content policy.]"
+
+    init(scrubber: PIIScrubber?, shared: Set<String>, moderator: LocalModerator?) {
+        self.scrubber = scrubber
+        self.shared = shared
+        self.moderator = moderator
+    }
+
+    var isPassThrough: Bool { scrubber == nil && moderator == nil }
+
+    /// Takes a piece of the model's text; returns the checked text of the sentences it completed.
+    mutating func feed(_ piece: String) -> String? {
+        held += piece
+        let ends = piece.unicodeScalars.contains { ".!?…\n".unicodeScalars.contains($0) }
+        guard ends || held.utf8.count > Self.longestHeld else { return nil }
+        let scalars = Array(held.unicodeScalars)
+        var cut = 0
+        let sentences = SentenceSplitter.sentences(in: scalars)
+        // The last sentence may still grow ("3." may become "3.5"); everything before it is done.
+        if sentences.count >= 2 { cut = sentences[sentences.count - 1].start }
+        if cut == 0, held.utf8.count > Self.longestHeld { cut = Self.letterSpace(in: scalars) }
+        guard cut > 0 else { return nil }
+        let done = String(String.UnicodeScalarView(scalars[..<cut]))
+        held = String(String.UnicodeScalarView(scalars[cut...]))
+        return check(done)
+    }
+
+    /// The rest, checked: the reply has ended (or was stopped).
+    mutating func finish() -> String? {
+        guard !held.isEmpty else { return nil }
+        let rest = held
+        held = ""
+        return check(rest)
+    }
+
+    private mutating func check(_ text: String) -> String {
+        var text = text
+        if let moderator {
+            let scalars = Array(text.unicodeScalars)
+            var kept = ""
+            var position = 0
+            for span in SentenceSplitter.sentences(in: scalars) {
+                let sentence = String(String.UnicodeScalarView(scalars[span.start..<span.end]))
+                kept += String(String.UnicodeScalarView(scalars[position..<span.start]))
+                let result = moderator.classify(sentence)
+                worstToxicity = max(worstToxicity, result.toxicity)
+                if result.blocks {
+                    kept += Self.removedSentence
+                    removedSentences += 1
+                } else {
+                    kept += sentence
+                }
+                position = span.end
+            }
+            kept += String(String.UnicodeScalarView(scalars[position...]))
+            text = kept
+        }
+        if let scrubber {
+            let found = scrubber.matches(in: text)
+            guard !found.isEmpty else { return text }
+            let (scrubbed, maskedNow) = scrubber.scrub(text, keeping: shared)
+            for match in maskedNow { masked[match.type, default: 0] += 1 }
+            kept += found.count - maskedNow.count
+            text = scrubbed
+        }
+        return text
+    }
+
+    /// The last space with a letter on each side, as a scalar offset just after it; 0 when none.
+    private static func letterSpace(in scalars: [Unicode.Scalar]) -> Int {
+        var index = scalars.count - 2
+        while index > 0 {
+            if scalars[index] == " ", scalars[index - 1].properties.isAlphabetic, scalars[index + 1].properties.isAlphabetic {
+                return index + 1
+            }
+            index -= 1
+        }
+        return 0
+    }
+}

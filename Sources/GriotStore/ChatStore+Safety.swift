@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+
+/// One safety stage's verdict on a turn, as stored: who asked, from where, and what the stage
+/// decided (`stage`, `score`, `decision`, `reason`; `details` is JSON such as moderation scores).
+public struct SafetyVerdictRecord: Codable, Sendable, Hashable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "safetyVerdict"
+
+    public var id: Int64?
+    public var at: Date
+    public var turnID: String
+    public var threadID: String
+    public var messageID: String?
+    public var userID: String
+    public var ipHash: String?
+    public var stage: String
+    public var score: Double
+    public var decision: String
+    public var reason: String
+    public var details: String?
+
+    public init(id: Int64? = nil, at: Date, turnID: String, threadID: String, messageID: String?, userID: String, ipHash: String?,
+                stage: String, score: Double, decision: String, reason: String, details: String? = nil) {
+        self.id = id
+        self.at = at
+        self.turnID = turnID
+        self.threadID = threadID
+        self.messageID = messageID
+        self.userID = userID
+        self.ipHash = ipHash
+        self.stage = stage
+        self.score = score
+        self.decision = decision
+        self.reason = reason
+        self.details = details
+    }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
+/// The safety stages' records: verdicts per turn (kept two years), the per-user warning count
+/// of blocked messages, and how a message arrived (typed or voice).
+extension ChatStore {
+    /// How long verdicts are kept: moderation results are held two years, then purged.
+    public static let verdictRetention = DateComponents(year: 2)
+
+    /// Stores a turn's verdicts in one transaction; the IP hash comes from the request's
+    /// `AuditContext` when the verdicts do not carry one.
+    public func recordVerdicts(_ verdicts: [SafetyVerdictRecord]) throws {
+        guard !verdicts.isEmpty else { return }
+        let context = AuditContext.current
+        try writer.write { db in
+            for var verdict in verdicts {
+                verdict.ipHash = verdict.ipHash ?? context?.ipHash
+                try verdict.insert(db)
+            }
+        }
+    }
+
+    public func verdicts(turnID: String) throws -> [SafetyVerdictRecord] {
+        try writer.read { db in
+            try SafetyVerdictRecord.filter(Column("turnID") == turnID).order(Column("id")).fetchAll(db)
+        }
+    }
+
+    /// Counts one more blocked message for the user and returns the new count.
+    @discardableResult
+    public func addModerationWarning(userID: String, now: Date = Date()) throws -> Int {
+        try writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO moderationWarning (userID, count, lastAt) VALUES (?, 1, ?)
+                ON CONFLICT(userID) DO UPDATE SET count = count + 1, lastAt = excluded.lastAt
+                """, arguments: [userID, now])
+            return try Int.fetchOne(db, sql: "SELECT count FROM moderationWarning WHERE userID = ?", arguments: [userID]) ?? 1
+        }
+    }
+
+    public func moderationWarnings(userID: String) throws -> Int {
+        try writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT count FROM moderationWarning WHERE userID = ?", arguments: [userID]) ?? 0
+        }
+    }
+
+    /// How a message arrived: `text`, or `voice` for a transcript.
+    public func inputMode(messageID: String) throws -> String? {
+        try writer.read { db in
+            try String.fetchOne(db, sql: "SELECT inputMode FROM message WHERE id = ?", arguments: [messageID])
+        }
+    }
+
+    /// Deletes verdicts older than `age` (two years by default) and logs the count.
+    @discardableResult
+    public func purgeVerdicts(olderThan age: DateComponents = ChatStore.verdictRetention, now: Date = Date()) throws -> Int {
+        let cutoff = age.before(now)
+        return try writer.write { db in
+            try db.execute(sql: "DELETE FROM safetyVerdict WHERE at < ?", arguments: [cutoff])
+            let count = db.changesCount
+            if count > 0 {
+                var entry = AuditEntry(at: now, action: .verdictPurge,
+                                       details: AuditEntry.details(["verdicts": .int(count), "before": .string(cutoff.ISO8601Format())]))
+                try entry.insert(db)
+            }
+            return count
+        }
+    }
+}
+
+extension ChatStore {
+    /// Logs the input moderation of a user's message (`message.moderate`, with the scores as
+    /// JSON in `moderation`) and, when it was blocked, marks the message `blocked` so it is never
+    /// offered to a model as history.
+    public func recordModeration(messageID: String, moderation: String, decision: String, blocked: Bool, now: Date = Date()) throws {
+        let context = AuditContext.current
+        try writer.write { db in
+            if blocked {
+                try db.execute(sql: "UPDATE message SET status = ?, updatedAt = ?, version = version + 1 WHERE id = ?",
+                               arguments: [MessageStatus.blocked, now, messageID])
+            }
+            let row = try Row.fetchOne(db, sql: """
+                SELECT message.threadID, message.inputMode, thread.userID FROM message JOIN thread ON thread.id = message.threadID
+                WHERE message.id = ?
+                """, arguments: [messageID])
+            var entry = AuditEntry(at: now, action: .messageModerate, userID: row?["userID"], actorID: context?.actorID,
+                                   threadID: row?["threadID"], messageID: messageID, ipHash: context?.ipHash, moderation: moderation,
+                                   details: AuditEntry.details(["decision": .string(decision), "input": .string(row?["inputMode"] ?? "text")]))
+            try entry.insert(db)
+        }
+    }
+}
