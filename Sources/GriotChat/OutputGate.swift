@@ -25,10 +25,12 @@ struct OutputGate: Sendable {
     private(set) var kept = 0
     private(set) var removedSentences = 0
     private(set) var worstToxicity = 0.0
+    private var mayEnd = false
+    private static let enders: Set<Unicode.Scalar> = [".", "!", "?", "…", "\n"]
 
-    /// Text without a sentence end is passed anyway past this many bytes, cut at a space between
-    /// two letters (no value this gate masks has a letter on both sides of a space at its edges).
-    static let longestHeld = 1200
+    /// Text without a sentence end is passed anyway past this many bytes, cut at the last space
+    /// with no digit or `@` near it (the values this gate masks all hold one), else at the last space.
+    static let longestHeld = 400
     static let removedSentence = "[This sentence was removed because it breaks the content policy.]"
 
     init(scrubber: PIIScrubber?, shared: Set<String>, moderator: LocalModerator?) {
@@ -42,17 +44,23 @@ struct OutputGate: Sendable {
     /// Takes a piece of the model's text; returns the checked text of the sentences it completed.
     mutating func feed(_ piece: String) -> String? {
         held += piece
-        let ends = piece.unicodeScalars.contains { ".!?…\n".unicodeScalars.contains($0) }
-        guard ends || held.utf8.count > Self.longestHeld else { return nil }
+        // Sentence ends are looked for only once one may be in the held text: most pieces are a
+        // word, and the splitter need not run for each.
+        if !mayEnd { mayEnd = piece.unicodeScalars.contains { Self.enders.contains($0) } }
+        guard mayEnd || held.utf8.count > Self.longestHeld else { return nil }
         let scalars = Array(held.unicodeScalars)
         var cut = 0
         let sentences = SentenceSplitter.sentences(in: scalars)
         // The last sentence may still grow ("3." may become "3.5"); everything before it is done.
         if sentences.count >= 2 { cut = sentences[sentences.count - 1].start }
-        if cut == 0, held.utf8.count > Self.longestHeld { cut = Self.letterSpace(in: scalars) }
+        // A list item or heading on a new line ends what came before it (a single line break
+        // does not: an address runs across one).
+        cut = max(cut, Self.lastListBreak(in: scalars))
+        if cut == 0, held.utf8.count > Self.longestHeld { cut = Self.quietSpace(in: scalars) }
         guard cut > 0 else { return nil }
         let done = String(String.UnicodeScalarView(scalars[..<cut]))
         held = String(String.UnicodeScalarView(scalars[cut...]))
+        mayEnd = held.unicodeScalars.contains { Self.enders.contains($0) }
         return check(done)
     }
 
@@ -61,6 +69,7 @@ struct OutputGate: Sendable {
         guard !held.isEmpty else { return nil }
         let rest = held
         held = ""
+        mayEnd = false
         return check(rest)
     }
 
@@ -97,15 +106,35 @@ struct OutputGate: Sendable {
         return text
     }
 
-    /// The last space with a letter on each side, as a scalar offset just after it; 0 when none.
-    private static func letterSpace(in scalars: [Unicode.Scalar]) -> Int {
-        var index = scalars.count - 2
-        while index > 0 {
-            if scalars[index] == " ", scalars[index - 1].properties.isAlphabetic, scalars[index + 1].properties.isAlphabetic {
-                return index + 1
+    /// Just after the last line break followed by a list marker or heading; 0 when none.
+    private static func lastListBreak(in scalars: [Unicode.Scalar]) -> Int {
+        var index = scalars.count - 3
+        while index >= 0 {
+            if scalars[index] == "\n" {
+                let next = scalars[index + 1]
+                let after = scalars[index + 2]
+                if (next == "-" || next == "*" || next == "•") && after == " " { return index + 1 }
+                if next == "#" { return index + 1 }
+                if next.properties.numericType != nil, after == "." || after == ")" { return index + 1 }
             }
             index -= 1
         }
         return 0
+    }
+
+    /// Just after the last space with no digit or `@` within 12 scalars either side; else just
+    /// after the last space; 0 when there is none.
+    private static func quietSpace(in scalars: [Unicode.Scalar]) -> Int {
+        var fallback = 0
+        var index = scalars.count - 2
+        while index > 0 {
+            if scalars[index].properties.isWhitespace {
+                if fallback == 0 { fallback = index + 1 }
+                let window = scalars[max(0, index - 12)..<min(scalars.count, index + 13)]
+                if !window.contains(where: { $0 == "@" || $0.properties.numericType != nil }) { return index + 1 }
+            }
+            index -= 1
+        }
+        return fallback
     }
 }

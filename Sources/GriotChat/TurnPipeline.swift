@@ -200,50 +200,41 @@ struct TurnPipeline: Sendable {
         case crisis(PromptTemplate)
     }
 
-    /// Stage 0: input moderation (and the self-harm check for crisis routing), on the whole
-    /// message, typed or a voice transcript. Every moderated message leaves a `message.moderate`
-    /// audit entry with its scores.
+    /// Stage 0 (`InputScreen`), and what follows from it: every moderated message leaves a
+    /// `message.moderate` audit entry with its scores; a blocked one is marked `blocked` and
+    /// counted as a warning, and nothing reaches the model.
     private func screen(_ plan: TurnPlan, state: inout TurnState) async throws -> Screening {
-        let stages = plan.template.safety
-        guard stages.contains(.moderation) || stages.contains(.crisis) else { return .proceed }
-        let message = plan.userMessage.content
-        let result = await engine.safety.moderator.moderate(message)
+        let screen = InputScreen(moderator: engine.safety.moderator, stages: plan.template.safety)
+        guard screen.isOn else { return .proceed }
+        let screening = await screen.screen(plan.userMessage.content, voice: plan.request.voice)
         try Task.checkCancellation()
-        state.moderation = result
-        let input = plan.request.voice ? "voice transcript" : "message"
-        let scores = String(format: "toxicity %.2f (%@), self-harm %.2f", result.toxicity, result.topCategory.rawValue, result.selfHarm)
-        let blocked = stages.contains(.moderation) && result.blocks
-        var crisis: PromptTemplate?
-        if !blocked, stages.contains(.crisis), result.needsCrisisResponse {
-            crisis = try? engine.prompts.template(for: Self.crisisTemplate, label: "production")
+        state.moderation = screening.moderation
+        for verdict in screening.verdicts { state.record(verdict, messageID: plan.userMessage.id) }
+        let decision: SafetyDecision = switch screening.outcome {
+        case .blocked: .block
+        case .crisis: .route
+        case .proceed: .allow
         }
-        let decision: SafetyDecision = blocked ? .block : (crisis != nil ? .route : .allow)
-        try engine.chats.recordModeration(messageID: plan.userMessage.id, moderation: Self.json(result), decision: decision.rawValue, blocked: blocked)
-        if stages.contains(.moderation) {
-            state.record(SafetyVerdict(stage: "moderation", score: result.toxicity, decision: blocked ? .block : .allow,
-                                       reason: "\(input): \(scores) from \(result.source)" + (result.reasons.isEmpty ? "" : "; " + result.reasons.joined(separator: ", "))),
-                         messageID: plan.userMessage.id)
-        }
-        if blocked {
+        try engine.chats.recordModeration(messageID: plan.userMessage.id, moderation: Self.json(screening.moderation),
+                                          decision: decision.rawValue, blocked: screening.outcome == .blocked)
+        switch screening.outcome {
+        case .proceed:
+            return .proceed
+        case .blocked:
             let warnings = try engine.chats.addModerationWarning(userID: plan.thread.userID)
             state.status = .blocked
             state.failure = TurnFailure(
                 code: "message_blocked",
                 message: "Message violates policy. It was not sent to the assistant (warning \(warnings)); rephrase it without insults, threats or slurs.")
             return .blocked
-        }
-        if stages.contains(.crisis), result.needsCrisisResponse {
-            guard let crisis else {
-                // Never improvise here: without the template the turn fails and says so.
+        case .crisis:
+            // Never improvise here: without the template the turn fails and says so.
+            guard let crisis = try? engine.prompts.template(for: Self.crisisTemplate, label: "production") else {
                 throw TurnStageFailure(code: "crisis_template_missing",
                                        message: "This message needs the crisis reply, but prompts/\(Self.crisisTemplate) has no production version; publish one.")
             }
-            state.record(SafetyVerdict(stage: "crisis", score: result.selfHarm, decision: .route,
-                                       reason: "self-harm \(String(format: "%.2f", result.selfHarm)) ≥ \(ModerationResult.crisisThreshold): \(Self.crisisTemplate) template v\(crisis.version)"),
-                         messageID: plan.userMessage.id)
             return .crisis(crisis)
         }
-        return .proceed
     }
 
     /// The prompt folder of the crisis reply (`kind: response`).
@@ -293,31 +284,19 @@ struct TurnPipeline: Sendable {
         let text = state.text
         guard !text.isEmpty, stages.contains(.groundedness) || stages.contains(.copyright) else { return }
         let passages = context.passages.map(\.text)
-        let tools = engine.safety
+        let grounding = stages.contains(.groundedness) ? GroundednessStage(scorer: engine.safety.groundedness) : nil
+        let copying = stages.contains(.copyright) ? CopyrightStage(check: engine.safety.copyright) : nil
         let (grounded, copied) = try await engine.preparation.run {
-            (stages.contains(.groundedness) ? tools.groundedness.score(answer: text, passages: passages) : nil,
-             stages.contains(.copyright) ? tools.copyright.check(text, passages: passages) : nil)
+            (grounding?.review(answer: text, passages: passages), copying?.review(answer: text, passages: passages))
         }
         if let grounded {
-            state.groundedness = grounded
-            let weak = grounded.sentences.filter { $0.isClaim && $0.score < GroundednessScore.threshold }
-            state.record(SafetyVerdict(
-                stage: "groundedness", score: grounded.answer, decision: grounded.isLowGroundedness ? .flag : .allow,
-                reason: String(format: "answer %.2f over %d claims; %d below %.1f", grounded.answer, grounded.sentences.filter(\.isClaim).count,
-                               weak.count, GroundednessScore.threshold)), messageID: plan.replyMessage.id)
-            if grounded.isLowGroundedness {
-                state.raise(SafetyFlag(kind: .lowGroundedness, message: "AI may be inaccurate", score: grounded.answer), emit: emit)
-            }
+            state.groundedness = grounded.score
+            state.record(grounded.verdict, messageID: plan.replyMessage.id)
+            if let flag = grounded.flag { state.raise(flag, emit: emit) }
         }
-        if stages.contains(.copyright) {
-            state.record(SafetyVerdict(
-                stage: "copyright", score: copied?.similarity ?? 0, decision: copied == nil ? .allow : .flag,
-                reason: copied.map { String(format: "%d characters %.2f similar to passage [%d]", $0.outputRange.count, $0.similarity, $0.passage + 1) }
-                    ?? "no run over 400 characters copies a passage"), messageID: plan.replyMessage.id)
-            if let copied {
-                state.raise(SafetyFlag(kind: .copyrightReview, message: "Part of this reply copies a source passage almost word for word; it is flagged for coach review.",
-                                       score: copied.similarity), emit: emit)
-            }
+        if let copied {
+            state.record(copied.verdict, messageID: plan.replyMessage.id)
+            if let flag = copied.flag { state.raise(flag, emit: emit) }
         }
     }
 
@@ -480,11 +459,44 @@ final class DeltaRegrouping: Sendable {
         // The first text goes out at once (waiting for 20 tokens would hold the first words back
         // 20 token intervals); whole citation markers stay in one delta, so a client never sees
         // "[1" alone. Fewer bytes than `deltaTokens` cannot be that many tokens, so they are not counted.
-        if !progress.released || (progress.pending.utf8.count >= TurnPipeline.deltaTokens
-                                  && counter.count(progress.pending) >= TurnPipeline.deltaTokens),
-           !TurnPipeline.endsInsideMarker(progress.pending) {
+        guard !TurnPipeline.endsInsideMarker(progress.pending) else { return }
+        if !progress.released {
+            release(&progress)
+            return
+        }
+        guard progress.pending.utf8.count >= TurnPipeline.deltaTokens else { return }
+        let tokens = counter.count(progress.pending)
+        if tokens > 2 * TurnPipeline.deltaTokens {
+            // A whole checked sentence can be long: it goes out in slices of about 20 tokens.
+            sliceLongPending(&progress)
+        } else if tokens >= TurnPipeline.deltaTokens {
             release(&progress)
         }
+    }
+
+    /// Sends `pending` in deltas of at least `deltaTokens` tokens, cut after white space and
+    /// never inside a marker; a remainder under `deltaTokens` tokens waits for more text.
+    private func sliceLongPending(_ progress: inout Progress) {
+        var rest = Substring(progress.pending)
+        while counter.count(String(rest)) > 2 * TurnPipeline.deltaTokens {
+            var cut: Substring.Index?
+            var index = rest.startIndex
+            while let space = rest[index...].firstIndex(where: \.isWhitespace) {
+                let end = rest.index(after: space)
+                let head = rest[..<end]
+                if counter.count(String(head)) >= TurnPipeline.deltaTokens, !TurnPipeline.endsInsideMarker(String(head)) {
+                    cut = end
+                    break
+                }
+                index = end
+            }
+            guard let cut else { break }
+            progress.pending = String(rest[..<cut])
+            release(&progress)
+            rest = rest[cut...]
+        }
+        progress.pending = String(rest)
+        if counter.count(progress.pending) >= TurnPipeline.deltaTokens { release(&progress) }
     }
 
     private func release(_ progress: inout Progress) {

@@ -7,7 +7,8 @@ import Synchronization
 /// The scheduled jobs of a node, run once at start and then every `interval` until shutdown:
 /// replies left `streaming` by a node that died are marked interrupted; and, every
 /// `retentionInterval` (an hour), messages and threads deleted more than 30 days ago are purged
-/// and messages older than 18 months are moved to the archive table. Every job is idempotent,
+/// messages older than 18 months are moved to the archive table, and the safety stages'
+/// verdicts (moderation results) older than two years are deleted. Every job is idempotent,
 /// so several nodes may run them on one database.
 ///
 /// ```swift
@@ -64,6 +65,8 @@ public final class MaintenanceService: Service, Sendable {
             }
             let archived = try chats.archiveMessages(olderThan: DateComponents(month: 18), now: now)
             if archived > 0 { logger.info("archived \(archived) messages older than 18 months") }
+            let verdicts = try chats.purgeVerdicts(olderThan: ChatStore.verdictRetention, now: now)
+            if verdicts > 0 { logger.info("deleted \(verdicts) safety verdicts older than two years") }
         } catch {
             logger.error("retention jobs failed: \(error); they run again in \(Int(retentionInterval)) s")
         }

@@ -57,7 +57,8 @@ import Testing
 
     @Test func everyUserMessageSurvivesAndInterruptedRepliesAreMarked() async throws {
         let sandbox = try GriotSandbox()
-        let pieces = (0..<400).map { "w\($0) " }
+        // Sentences: the griot passes reply text to clients and storage a checked sentence at a time.
+        let pieces = (0..<400).map { "W\($0). " }
         try await StubChatServer.with({ _ in .stream(pieces, pause: 0.02) }) { stub in
             let port = Int.random(in: 20_000..<40_000)
             let environment = ["GRIOT_AUTH_MODE": "development", "OPENAI_BASE_URL": stub.baseURL, "OPENAI_MODEL": "stub-model",
@@ -105,7 +106,7 @@ import Testing
                 let replies = try Row.fetchAll(db, sql: "SELECT status, content FROM message WHERE role = 'assistant'")
                 #expect(replies.count == 5)
                 #expect(replies.allSatisfy { $0["status"] as String == "interrupted" }, "\(replies)")
-                #expect(replies.contains { ($0["content"] as String).hasPrefix("w0 ") }, "the text written before the kill is kept")
+                #expect(replies.contains { ($0["content"] as String).hasPrefix("W0. ") }, "the text written before the kill is kept")
                 #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM turn WHERE status = 'streaming'") == 0)
             }
         }

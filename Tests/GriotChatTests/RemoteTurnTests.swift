@@ -30,22 +30,23 @@ import Testing
     }
 
     @Test func stoppingATurnDisconnectsFromTheServerAndStoresThePartialReply() async throws {
-        let pieces = (0..<300).map { "w\($0) " }
+        // Sentences, since the griot's PII and moderation stages pass text a whole sentence at a time.
+        let pieces = (0..<300).map { "W\($0). " }
         try await StubChatServer.with({ _ in .stream(pieces, pause: 0.02) }) { server in
             let (engine, _) = try await engine(for: server)
             let turn = try engine.startTurn(TurnRequest(message: "Tell me about the Pullman porters", viewer: stranger))
             var collected: [TurnEvent] = []
             for await event in turn.events {
                 collected.append(event)
-                // The first delta is the first piece alone; the second holds the next twenty.
+                // The first delta is the first sentence alone; the second holds the next twenty tokens.
                 if collected.deltas.count == 2 { turn.stop() }
             }
             #expect(collected.done?.status == .stopped)
             #expect(await server.waitUntil(timeout: 5) { $0.first?.clientDisconnected == true }, "the stub sees the disconnect")
             let reply = try #require(try engine.chats.message(id: turn.replyMessageID))
             #expect(reply.status == .stopped)
-            #expect(reply.content.hasPrefix("w0 w1 "))
-            #expect(!reply.content.contains("w299"))
+            #expect(reply.content.hasPrefix("W0. W1. "))
+            #expect(!reply.content.contains("W299"))
         }
     }
 

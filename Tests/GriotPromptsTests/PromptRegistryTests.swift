@@ -83,6 +83,26 @@ func problems(loading folder: URL) -> String {
         #expect(message.contains("griot/2.md"), "the message says where the change belongs")
     }
 
+    @Test func theCrisisReplyIsAVersionedResponseNobodyChatsWith() throws {
+        let registry = try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts"))
+        let crisis = try registry.template(for: "crisis")
+        #expect(crisis.kind == .response)
+        #expect(crisis.version == 1)
+        #expect(try crisis.systemPrompt(role: nil, command: nil).contains("988"))
+        #expect(registry.chatAssistants == ["coach", "griot"])
+        #expect(try registry.template(for: "griot").kind == .assistant)
+
+        // A response's text is its `## reply` section; `## system` there is an error, and so is an unknown kind.
+        let folder = try promptsCopy()
+        var text = try String(contentsOf: folder.appendingPathComponent("crisis/1.md"), encoding: .utf8)
+        text = text.replacingOccurrences(of: "version: 1", with: "version: 2").replacingOccurrences(of: "## reply", with: "## system")
+        try text.write(to: folder.appendingPathComponent("crisis/2.md"), atomically: true, encoding: .utf8)
+        #expect(problems(loading: folder).contains("crisis/2.md"))
+        text = text.replacingOccurrences(of: "## system", with: "## reply").replacingOccurrences(of: "kind: response", with: "kind: reply")
+        try text.write(to: folder.appendingPathComponent("crisis/2.md"), atomically: true, encoding: .utf8)
+        #expect(problems(loading: folder).contains("kind: reply is not a kind"))
+    }
+
     @Test func unknownFieldsSectionsAndStagesAreErrors() throws {
         let cases: [(String, String, String)] = [
             ("temperature: 0.3", "temprature: 0.3", "unknown field `temprature`"),

@@ -78,6 +78,8 @@ import Yams
                 Case(method: .POST, path: "/api/griot/chat", operation: "POST /api/griot/chat", status: 400, headers: maya, body: body(["message": "  "])),
                 Case(method: .POST, path: "/api/griot/chat", operation: "POST /api/griot/chat", status: 401, headers: anonymous, body: body(["message": "hi"])),
                 Case(method: .POST, path: "/api/griot/chat", operation: "POST /api/griot/chat", status: 404, headers: stranger, body: body(["session_id": session, "message": "hi"])),
+                Case(method: .POST, path: "/api/griot/chat", operation: "POST /api/griot/chat", status: 422, headers: stranger,
+                     body: body(["message": "Shut up, you idiot. You are worthless trash and everyone hates you."])),
                 Case(method: .POST, path: "/api/griot/chat/stream", operation: "POST /api/griot/chat/stream", status: 200, headers: stranger, body: body(["message": "Who kept bees?"])),
                 Case(method: .POST, path: "/api/griot/chat/stream", operation: "POST /api/griot/chat/stream", status: 400, headers: stranger, body: body(["nothing": 1])),
                 Case(method: .POST, path: "/api/griot/chat/stream", operation: "POST /api/griot/chat/stream", status: 401, headers: anonymous, body: body(["message": "hi"])),

@@ -24,7 +24,7 @@ struct AuditLogTests {
         #expect(created.actorID == "u-ruth")
         #expect(created.ipHash == "ip-1")
         #expect(created.at == t0)
-        #expect(created.details == #"{"role":"user","status":"complete"}"#)
+        #expect(created.details == #"{"input":"text","role":"user","status":"complete"}"#)
         #expect(entries[1].details == #"{"reason":"edit","version":\#(edited.version)}"#)
         #expect(entries[2].actorID == nil)
         #expect(entries[2].details?.contains(#""reason":"reply""#) == true)

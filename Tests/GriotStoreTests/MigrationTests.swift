@@ -41,8 +41,9 @@ struct MigrationTests {
         #expect(try again.message(id: "m-1")?.version == 2)
     }
 
-    @Test("v4 is the last migration and comes after v3")
+    @Test("v5 is the last migration and comes after v4")
     func order() throws {
-        #expect(Schema.migrator.migrations.suffix(2) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention"])
+        #expect(Schema.migrator.migrations.suffix(3) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention",
+                                                          "v5: safety verdicts and warnings"])
     }
 }

@@ -1,0 +1,83 @@
+import Foundation
+import GriotPrompts
+import GriotSafety
+
+/// The safety stages the pipeline runs, each a small type that scores text and returns its
+/// verdict (score, decision, reason) and, when the client should know, a flag. They decide;
+/// `TurnPipeline` does what follows (stores, counts, sends). `OutputGate` (PII and output
+/// moderation, sentence by sentence) and `CitationFinder.check` (quotes verbatim in their
+/// passages) are the stages that work on the reply as it streams.
+
+/// Stage 0: input moderation and crisis routing, on the whole message (typed or a voice
+/// transcript). Toxicity above 0.8 blocks; a self-harm score of 0.5 or more routes to the
+/// crisis reply.
+struct InputScreen: Sendable {
+    enum Outcome: Equatable { case proceed, blocked, crisis }
+
+    struct Screening {
+        var moderation: ModerationResult
+        var outcome: Outcome
+        var verdicts: [SafetyVerdict]
+    }
+
+    let moderator: any Moderator
+    let stages: Set<SafetyStage>
+
+    var isOn: Bool { stages.contains(.moderation) || stages.contains(.crisis) }
+
+    func screen(_ message: String, voice: Bool) async -> Screening {
+        let result = await moderator.moderate(message)
+        let blocked = stages.contains(.moderation) && result.blocks
+        let crisis = !blocked && stages.contains(.crisis) && result.needsCrisisResponse
+        var verdicts: [SafetyVerdict] = []
+        if stages.contains(.moderation) {
+            let scores = String(format: "toxicity %.2f (%@), self-harm %.2f", result.toxicity, result.topCategory.rawValue, result.selfHarm)
+            verdicts.append(SafetyVerdict(
+                stage: "moderation", score: result.toxicity, decision: blocked ? .block : .allow,
+                reason: "\(voice ? "voice transcript" : "message"): \(scores) from \(result.source)"
+                    + (result.reasons.isEmpty ? "" : "; " + result.reasons.joined(separator: ", "))))
+        }
+        if crisis {
+            verdicts.append(SafetyVerdict(
+                stage: "crisis", score: result.selfHarm, decision: .route,
+                reason: String(format: "self-harm %.2f ≥ %.1f: the crisis reply instead of a model", result.selfHarm, ModerationResult.crisisThreshold)))
+        }
+        return Screening(moderation: result, outcome: blocked ? .blocked : (crisis ? .crisis : .proceed), verdicts: verdicts)
+    }
+}
+
+/// Stage 4a: how well the passages the model saw support the answer. Below 0.4 the turn
+/// carries "AI may be inaccurate".
+struct GroundednessStage: Sendable {
+    let scorer: GroundednessScorer
+
+    func review(answer: String, passages: [String]) -> (score: GroundednessScore, verdict: SafetyVerdict, flag: SafetyFlag?) {
+        let score = scorer.score(answer: answer, passages: passages)
+        let claims = score.sentences.filter(\.isClaim)
+        let weak = claims.filter { $0.score < GroundednessScore.threshold }
+        let verdict = SafetyVerdict(
+            stage: "groundedness", score: score.answer, decision: score.isLowGroundedness ? .flag : .allow,
+            reason: String(format: "answer %.2f over %d claims; %d below %.1f", score.answer, claims.count, weak.count, GroundednessScore.threshold))
+        let flag = score.isLowGroundedness ? SafetyFlag(kind: .lowGroundedness, message: "AI may be inaccurate", score: score.answer) : nil
+        return (score, verdict, flag)
+    }
+}
+
+/// Stage 4b: a run of the answer over 400 characters that copies a passage almost word for
+/// word (similarity above 0.9) is flagged for coach review.
+struct CopyrightStage: Sendable {
+    let check: CopyrightCheck
+
+    func review(answer: String, passages: [String]) -> (verdict: SafetyVerdict, flag: SafetyFlag?) {
+        guard let found = check.check(answer, passages: passages) else {
+            return (SafetyVerdict(stage: "copyright", score: 0, decision: .allow, reason: "no run over 400 characters copies a passage"), nil)
+        }
+        let verdict = SafetyVerdict(
+            stage: "copyright", score: found.similarity, decision: .flag,
+            reason: String(format: "%d characters %.2f similar to passage [%d]", found.outputRange.count, found.similarity, found.passage + 1))
+        let flag = SafetyFlag(kind: .copyrightReview,
+                              message: "Part of this reply copies a source passage almost word for word; it is flagged for coach review.",
+                              score: found.similarity)
+        return (verdict, flag)
+    }
+}
