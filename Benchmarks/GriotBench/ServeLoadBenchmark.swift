@@ -265,7 +265,8 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         print("griot serve: \(completed)/\(outcomes.count) streams completed; \(failures)")
         print("  overhead to the first token, stub sent its first token → client received the first delta: \(overheadDistribution)")
         print("    of which waiting for the first delta's tokens (stub's send of its last token − of its first): \(Distribution(grouping))")
-        print("    relay, stub sent the first delta's last token → client received the delta: \(relayDistribution)")
+        print("    relay, stub sent the first delta's last token → client received the delta (with the sentence gate, one token interval of it is")
+        print("    the wait for the piece after the full stop, which confirms the sentence ended): \(relayDistribution)")
         print("    tokens in the first delta: \(Distribution(tokensInFirst, unit: ""))")
         print("  before the model, client sent → stub received the request (auth, storing, retrieval, prompt): \(Distribution(beforeModel))")
         print("  client sent → first delta: \(Distribution(firstDelta)); whole reply: \(Distribution(whole, unit: " s"))")
@@ -298,12 +299,18 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
 
     // MARK: Data
 
-    /// The stub's reply: common English words, each one token in cl100k_base and o200k_base.
+    /// The stub's reply: common English words, each one token in cl100k_base and o200k_base,
+    /// in sentences of 12 (the 12th piece carries the full stop), since the griot's output
+    /// stages pass text a whole sentence at a time, as a real model's reply has them.
     static func reply(tokens: Int) -> [String] {
         let words = ["The", "river", "rose", "in", "the", "spring", "and", "my", "grandmother", "told", "us", "how", "her", "family",
                      "left", "their", "house", "on", "a", "boat", "with", "two", "cows", "while", "people", "sang", "at", "church", "that",
                      "night", "for", "every", "one", "of", "them", "who", "made", "it", "to", "town"]
-        return (0..<tokens).map { ($0 == 0 ? "" : " ") + words[$0 % words.count] }
+        return (0..<tokens).map { index in
+            var word = words[index % words.count]
+            if index % 12 == 0 { word = word.prefix(1).uppercased() + word.dropFirst() }
+            return (index == 0 ? "" : " ") + word + (index % 12 == 11 ? "." : "")
+        }
     }
 
     static func question(_ index: Int, marker: String) -> String {
