@@ -1,1 +1,330 @@
-// Placeholder: the PII scrubber lands with its own branch.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public enum PIIType: String, Codable, Sendable, CaseIterable {
+    case phone = "PHONE", email = "EMAIL", address = "ADDRESS", ssn = "SSN", creditCard = "CREDIT_CARD", ipv4 = "IPV4"
+}
+
+/// One piece of personal data found in a text.
+public struct PIIMatch: Sendable, Equatable {
+    public var type: PIIType
+    /// UTF-16 offsets into the text.
+    public var range: Range<Int>
+    public var value: String
+
+    public init(type: PIIType, range: Range<Int>, value: String) {
+        self.type = type
+        self.range = range
+        self.value = value
+    }
+}
+
+/// Finds and masks phone numbers, emails, street addresses, SSNs, card numbers and IPv4
+/// addresses in model output, leaving alone the values the user shared in the thread.
+///
+///     let scrubber = try PIIScrubber()
+///     let shared = scrubber.sharedKeys(in: userMessages)
+///     let (text, masked) = scrubber.scrub(sentence, keeping: shared)
+///
+/// Two PCRE2 patterns, JIT-compiled once and shared read-only across threads, find candidates
+/// (one for everything that starts with a digit, "+" or "(", one anchored at each "@"); plain
+/// Swift then decides what a number run is from its layout, its digits (Luhn, SSN ranges,
+/// octets) and the words around it. Each call makes its own match data.
+public final class PIIScrubber: @unchecked Sendable {
+    private let numeric: PIIRegex
+    private let email: PIIRegex
+
+    public init() throws {
+        numeric = try PIIRegex(PIIPatterns.numeric)
+        email = try PIIRegex(PIIPatterns.email)
+    }
+
+    /// Every PII value in `text`, sorted by start, non-overlapping.
+    public func matches(in text: String) -> [PIIMatch] {
+        withUTF8(text) { bytes in
+            let found = scan(bytes)
+            return Self.publicMatches(found, in: bytes)
+        }
+    }
+
+    /// Replaces every match whose key is not in `shared` with "[PHONE]", "[EMAIL]", ... ; returns
+    /// the new text and what was masked.
+    public func scrub(_ text: String, keeping shared: Set<String> = []) -> (text: String, masked: [PIIMatch]) {
+        withUTF8(text) { bytes in
+            let found = scan(bytes)
+            if found.isEmpty { return (text, []) }
+            let all = Self.publicMatches(found, in: bytes)
+            var masked: [PIIMatch] = []
+            var output: [UInt8] = []
+            output.reserveCapacity(bytes.count)
+            var cursor = 0
+            for (candidate, match) in zip(found, all) where shared.isEmpty || !shared.contains(Self.key(match)) {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[cursor..<candidate.range.lowerBound]))
+                output.append(contentsOf: "[\(match.type.rawValue)]".utf8)
+                cursor = candidate.range.upperBound
+                masked.append(match)
+            }
+            if masked.isEmpty { return (text, []) }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[cursor...]))
+            return (String(decoding: output, as: UTF8.self), masked)
+        }
+    }
+
+    /// A normalised key for a value (digits only for phone/SSN/card, with a leading US "1"
+    /// dropped for 11-digit NANP; lowercased email; address lowercased with runs of
+    /// spaces/commas/newlines collapsed), so the same number written another way matches.
+    public static func key(_ match: PIIMatch) -> String {
+        switch match.type {
+        case .phone, .ssn, .creditCard:
+            var digits = match.value.unicodeScalars.filter { $0.properties.numericType == .decimal && $0.isASCII }
+            if match.type == .phone && digits.count == 11 && digits.first == "1" { digits.removeFirst() }
+            return String(String.UnicodeScalarView(digits))
+        case .email, .ipv4:
+            return match.value.lowercased()
+        case .address:
+            var key = ""
+            var pendingSpace = false
+            for character in match.value.lowercased() {
+                if character == " " || character == "," || character.isNewline || character == "\t" {
+                    pendingSpace = !key.isEmpty
+                } else {
+                    if pendingSpace { key.append(" ") }
+                    pendingSpace = false
+                    key.append(character)
+                }
+            }
+            return key
+        }
+    }
+
+    /// Keys of every PII value in `text` (what the user wrote in this thread), to pass as `keeping`.
+    public func sharedKeys(in text: String) -> Set<String> {
+        Set(matches(in: text).map(Self.key))
+    }
+
+    // MARK: - Scanning
+
+    struct Candidate {
+        var type: PIIType
+        var range: Range<Int>  // UTF-8 byte offsets
+    }
+
+    private func withUTF8<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = text
+        return copy.withUTF8(body)
+    }
+
+    /// Finds every match as byte ranges, sorted and non-overlapping.
+    func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> [Candidate] {
+        var found: [Candidate] = []
+        scanNumeric(bytes, into: &found)
+        let beforeEmails = found.count
+        scanEmails(bytes, into: &found)
+        if found.count > beforeEmails && beforeEmails > 0 {
+            found.sort { $0.range.lowerBound < $1.range.lowerBound }
+            var kept: [Candidate] = []
+            for candidate in found where kept.last.map({ $0.range.upperBound <= candidate.range.lowerBound }) ?? true {
+                kept.append(candidate)
+            }
+            found = kept
+        }
+        return found
+    }
+
+    private func scanNumeric(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
+        var data: PIIRegex.MatchData?
+        var offset = 0
+        while offset < bytes.count {
+            let matchData = data ?? numeric.makeMatchData()
+            data = matchData
+            guard let (range, group) = numeric.firstMatch(in: bytes, from: offset, data: matchData) else { break }
+            offset = max(range.upperBound, range.lowerBound + 1)
+            guard Self.startsCleanly(range.lowerBound, in: bytes) else { continue }
+            if group == 1 {
+                if !Self.isYearPhrase(range.lowerBound, in: bytes) {
+                    found.append(Candidate(type: .address, range: range))
+                }
+            } else if Self.endsCleanly(range.upperBound, in: bytes),
+                      let type = classify(PIINumberShape(bytes: bytes, range: range)) {
+                found.append(Candidate(type: type, range: range))
+            }
+        }
+    }
+
+    private func scanEmails(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
+        guard let base = bytes.baseAddress else { return }
+        var data: PIIRegex.MatchData?
+        var offset = 0
+        while offset < bytes.count, let at = memchr(base + offset, Int32(UInt8(ascii: "@")), bytes.count - offset) {
+            let atIndex = base.distance(to: at.assumingMemoryBound(to: UInt8.self))
+            offset = atIndex + 1
+            var start = atIndex
+            while start > 0 && Self.isLocalPartByte(bytes[start - 1]) { start -= 1 }
+            while start < atIndex && bytes[start] == UInt8(ascii: ".") { start += 1 }
+            guard start < atIndex else { continue }
+            let matchData = data ?? email.makeMatchData()
+            data = matchData
+            if let (range, _) = email.firstMatch(in: bytes, from: start, anchored: true, data: matchData) {
+                found.append(Candidate(type: .email, range: range))
+                offset = range.upperBound
+            }
+        }
+    }
+
+    /// What a number run is, from its layout, its digits and the words around it; nil when it
+    /// is none of ours (a date, version, ISBN, price or count) or fails its check.
+    func classify(_ shape: PIINumberShape) -> PIIType? {
+        if shape.isIPv4Layout {
+            return Self.hasVersionCue(before: shape.range.lowerBound, in: shape.bytes) ? nil : .ipv4
+        }
+        if shape.hasCardLayout {
+            // A card-shaped number that fails its issuer or Luhn check is a tracking or account
+            // number, not a shorter phone number.
+            return shape.hasCardIssuerPrefix && shape.passesLuhn ? .creditCard : nil
+        }
+        if shape.hasSSNLayout {
+            if shape.isValidSSN { return .ssn }
+            if shape.groupCount > 1 { return nil }
+        }
+        if shape.hasNANPLayout && !shape.hasDot { return .phone }
+        if shape.hasLocalLayout {
+            return Self.hasPhoneCue(around: shape.range, in: shape.bytes) ? .phone : nil
+        }
+        if shape.hasInternationalLayout {
+            if shape.hasDot && !shape.hasPlus && Self.hasVersionCue(before: shape.range.lowerBound, in: shape.bytes) { return nil }
+            return .phone
+        }
+        return nil
+    }
+
+    // MARK: - Context
+
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x5F || byte >= 0x80
+    }
+
+    private static func isLocalPartByte(_ byte: UInt8) -> Bool {
+        isWordByte(byte) && byte < 0x80 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%")
+            || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+    }
+
+    /// A candidate must not begin inside a word, a price ("$40", "£3"), a time or verse ("7:30",
+    /// "3:16"), a date ("03/04"), a version ("v1.2"), a thousands group ("12,846") or an email.
+    private static func startsCleanly(_ start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard start > 0 else { return true }
+        let previous = bytes[start - 1]
+        if isWordByte(previous) { return false }
+        switch previous {
+        case UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "$"), UInt8(ascii: "-"),
+             UInt8(ascii: "@"), UInt8(ascii: "#"), UInt8(ascii: "+"), UInt8(ascii: "="):
+            return false
+        case UInt8(ascii: ","):
+            return !(start > 1 && bytes[start - 2] >= 0x30 && bytes[start - 2] <= 0x39)
+        default:
+            return true
+        }
+    }
+
+    /// A number run must not continue into a word, a time, a fraction or date ("11/26"), a
+    /// thousands group, a percentage or an ISBN's check letter ("…-X").
+    private static func endsCleanly(_ end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard end < bytes.count else { return true }
+        let next = bytes[end]
+        if isWordByte(next) { return false }
+        switch next {
+        case UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "%"):
+            return false
+        case UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ","):
+            return !(end + 1 < bytes.count && isWordByte(bytes[end + 1]))
+        default:
+            return true
+        }
+    }
+
+    /// "in 1963 Main Street flooded": a year after "in", "of" or "since" is not a house number.
+    private static func isYearPhrase(_ start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard start + 4 < bytes.count, bytes[start + 4] == UInt8(ascii: " ") else { return false }
+        var year = 0
+        for index in start..<start + 4 { year = year * 10 + Int(bytes[index]) - 0x30 }
+        guard (1700...2099).contains(year) else { return false }
+        return hasAnyWord(["in", "of", "since"], in: bytes,
+                          window: max(0, start - 7)..<start, wholeWord: true)
+    }
+
+    static let versionCues = ["version", "firmware", "release", "build", "update", "upgrade", "patch"]
+    static let phoneCues = ["call", "dial", "number", "phone", "cell", "text", "ring", "reach", "tel", "fax",
+                            "mobile", "contact", "extension"]
+
+    /// Software words just before a dotted number, in the same sentence: "version 2.1.0.4" is
+    /// not an IP address.
+    static func hasVersionCue(before start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var windowStart = start
+        while windowStart > max(0, start - 32) {
+            let byte = bytes[windowStart - 1]
+            if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "!") || byte == UInt8(ascii: "?")
+                || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "\n") { break }
+            windowStart -= 1
+        }
+        return hasAnyWord(versionCues, in: bytes, window: windowStart..<start, wholeWord: false)
+    }
+
+    /// Telephone words near a seven-digit number: "call me at 555-0132", "her number was …".
+    static func hasPhoneCue(around range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        hasAnyWord(phoneCues, in: bytes, window: max(0, range.lowerBound - 48)..<range.lowerBound, wholeWord: false)
+            || hasAnyWord(phoneCues, in: bytes, window: range.upperBound..<min(bytes.count, range.upperBound + 48),
+                          wholeWord: false)
+    }
+
+    /// Whether any of `words` (lowercase ASCII) starts a word inside `window`, case-insensitively.
+    private static func hasAnyWord(_ words: [String], in bytes: UnsafeBufferPointer<UInt8>, window: Range<Int>,
+                                   wholeWord: Bool) -> Bool {
+        for word in words {
+            let pattern = Array(word.utf8)
+            guard pattern.count <= window.count else { continue }
+            var start = window.lowerBound
+            while start + pattern.count <= window.upperBound {
+                defer { start += 1 }
+                if start > 0 && isWordByte(bytes[start - 1]) && bytes[start - 1] < 0x80 { continue }
+                var equal = true
+                for (offset, expected) in pattern.enumerated() {
+                    let byte = bytes[start + offset]
+                    let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                    if lower != expected { equal = false; break }
+                }
+                guard equal else { continue }
+                let end = start + pattern.count
+                if !wholeWord || end >= bytes.count || !isWordByte(bytes[end]) { return true }
+            }
+        }
+        return false
+    }
+
+    // MARK: - Offsets
+
+    /// Turns byte ranges into UTF-16 ranges and values in one walk over the text.
+    private static func publicMatches(_ found: [Candidate], in bytes: UnsafeBufferPointer<UInt8>) -> [PIIMatch] {
+        var result: [PIIMatch] = []
+        result.reserveCapacity(found.count)
+        var byteOffset = 0
+        var utf16Offset = 0
+        func advance(to target: Int) {
+            while byteOffset < target {
+                let byte = bytes[byteOffset]
+                if byte < 0x80 || byte >= 0xC0 { utf16Offset += byte >= 0xF0 ? 2 : 1 }
+                byteOffset += 1
+            }
+        }
+        for candidate in found {
+            advance(to: candidate.range.lowerBound)
+            let start = utf16Offset
+            advance(to: candidate.range.upperBound)
+            let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[candidate.range]), as: UTF8.self)
+            result.append(PIIMatch(type: candidate.type, range: start..<utf16Offset, value: value))
+        }
+        return result
+    }
+}
