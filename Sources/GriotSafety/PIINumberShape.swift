@@ -96,17 +96,12 @@ struct PIINumberShape {
 
     /// The Luhn checksum every payment card number carries.
     var passesLuhn: Bool {
-        var digits: [Int] = []
-        digits.reserveCapacity(digitCount)
-        forEachDigit { digits.append($0) }
         var sum = 0
-        for (offset, digit) in digits.reversed().enumerated() {
-            if offset % 2 == 1 {
-                let doubled = digit * 2
-                sum += doubled > 9 ? doubled - 9 : doubled
-            } else {
-                sum += digit
-            }
+        var doubled = false
+        for index in range.reversed() where bytes[index] >= 0x30 && bytes[index] <= 0x39 {
+            let digit = Int(bytes[index] - 0x30)
+            sum += doubled ? (digit > 4 ? digit * 2 - 9 : digit * 2) : digit
+            doubled.toggle()
         }
         return sum % 10 == 0
     }
@@ -144,12 +139,14 @@ struct PIINumberShape {
 
     /// Issued SSN ranges: area 001–899 but not 666, group 01–99, serial 0001–9999.
     var isValidSSN: Bool {
-        var digits: [Int] = []
-        forEachDigit { digits.append($0) }
-        guard digits.count == 9 else { return false }
-        let area = digits[0] * 100 + digits[1] * 10 + digits[2]
-        let group = digits[3] * 10 + digits[4]
-        let serial = digits[5] * 1000 + digits[6] * 100 + digits[7] * 10 + digits[8]
+        guard digitCount == 9 else { return false }
+        let area = leadingDigits / 100_000, group = leadingDigits / 1_000 % 100
+        var serial = 0
+        var seen = 0
+        for index in range where bytes[index] >= 0x30 && bytes[index] <= 0x39 {
+            seen += 1
+            if seen > 5 { serial = serial * 10 + Int(bytes[index] - 0x30) }
+        }
         return area != 0 && area != 666 && area < 900 && group != 0 && serial != 0
     }
 

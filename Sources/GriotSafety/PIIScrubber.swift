@@ -136,23 +136,59 @@ public final class PIIScrubber: @unchecked Sendable {
     }
 
     private func scanNumeric(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
+        // Most sentences of a reply hold no digit: skip them without making match data.
+        guard var offset = bytes.firstIndex(where: { ($0 &- 0x30) < 10 }) else { return }
+        if offset > 0 && (bytes[offset - 1] == UInt8(ascii: "+") || bytes[offset - 1] == UInt8(ascii: "(")) { offset -= 1 }
         var data: PIIRegex.MatchData?
-        var offset = 0
         while offset < bytes.count {
             let matchData = data ?? numeric.makeMatchData()
             data = matchData
             guard let (range, group) = numeric.firstMatch(in: bytes, from: offset, data: matchData) else { break }
             offset = max(range.upperBound, range.lowerBound + 1)
-            guard Self.startsCleanly(range.lowerBound, in: bytes) else { continue }
-            if group == 1 {
-                if !Self.isYearPhrase(range.lowerBound, in: bytes) {
-                    found.append(Candidate(type: .address, range: range))
-                }
-            } else if Self.endsCleanly(range.upperBound, in: bytes),
-                      let type = classify(PIINumberShape(bytes: bytes, range: range)) {
-                found.append(Candidate(type: type, range: range))
-            }
+            if let candidate = judge(range, isAddress: group == 1, in: bytes) { found.append(candidate) }
         }
+    }
+
+    /// Decides one candidate of the numeric pattern: an address (its group 1) or a number run.
+    private func judge(_ range: Range<Int>, isAddress: Bool, in bytes: UnsafeBufferPointer<UInt8>) -> Candidate? {
+        guard Self.startsCleanly(range.lowerBound, in: bytes) else { return nil }
+        if isAddress {
+            return Self.isYearPhrase(range.lowerBound, in: bytes) ? nil : Candidate(type: .address, range: range)
+        }
+        let shape = PIINumberShape(bytes: bytes, range: range)
+        // An IPv4 address may carry a port or a prefix length ("10.0.0.1:8080", "10.0.0.0/8").
+        guard Self.endsCleanly(range.upperBound, in: bytes) || shape.isIPv4Layout && Self.hasPortOrPrefix(at: range.upperBound, in: bytes),
+              let type = classify(shape) else { return nil }
+        return Candidate(type: type, range: range)
+    }
+
+    /// The same decisions on candidates another regex engine found with `PIIPatterns` (the
+    /// benchmark's NSRegularExpression peer): `numeric` are successive matches of
+    /// `PIIPatterns.numeric` and `emails` anchored matches of `PIIPatterns.email`, as UTF-8
+    /// byte ranges of `text`.
+    @_spi(Benchmark)
+    public func matches(in text: String, numeric: [(range: Range<Int>, isAddress: Bool)],
+                        emails: [Range<Int>]) -> [PIIMatch] {
+        withUTF8(text) { bytes in
+            var found = numeric.compactMap { judge($0.range, isAddress: $0.isAddress, in: bytes) }
+            found += emails.map { Candidate(type: .email, range: $0) }
+            found.sort { $0.range.lowerBound < $1.range.lowerBound }
+            var kept: [Candidate] = []
+            for candidate in found where kept.last.map({ $0.range.upperBound <= candidate.range.lowerBound }) ?? true {
+                kept.append(candidate)
+            }
+            return Self.publicMatches(kept, in: bytes)
+        }
+    }
+
+    /// Where the local part of an email ending just before the "@" at `atIndex` starts, or nil.
+    /// Both engines walk back from each "@" the same way.
+    @_spi(Benchmark)
+    public static func emailStart(before atIndex: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var start = atIndex
+        while start > 0 && isLocalPartByte(bytes[start - 1]) { start -= 1 }
+        while start < atIndex && bytes[start] == UInt8(ascii: ".") { start += 1 }
+        return start < atIndex ? start : nil
     }
 
     private func scanEmails(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
@@ -162,10 +198,7 @@ public final class PIIScrubber: @unchecked Sendable {
         while offset < bytes.count, let at = memchr(base + offset, Int32(UInt8(ascii: "@")), bytes.count - offset) {
             let atIndex = base.distance(to: at.assumingMemoryBound(to: UInt8.self))
             offset = atIndex + 1
-            var start = atIndex
-            while start > 0 && Self.isLocalPartByte(bytes[start - 1]) { start -= 1 }
-            while start < atIndex && bytes[start] == UInt8(ascii: ".") { start += 1 }
-            guard start < atIndex else { continue }
+            guard let start = Self.emailStart(before: atIndex, in: bytes) else { continue }
             let matchData = data ?? email.makeMatchData()
             data = matchData
             if let (range, _) = email.firstMatch(in: bytes, from: start, anchored: true, data: matchData) {
@@ -218,12 +251,14 @@ public final class PIIScrubber: @unchecked Sendable {
         guard start > 0 else { return true }
         let previous = bytes[start - 1]
         if isWordByte(previous) { return false }
+        let afterDigit = start > 1 && bytes[start - 2] >= 0x30 && bytes[start - 2] <= 0x39
         switch previous {
-        case UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "$"), UInt8(ascii: "-"),
-             UInt8(ascii: "@"), UInt8(ascii: "#"), UInt8(ascii: "+"), UInt8(ascii: "="):
+        case UInt8(ascii: "."), UInt8(ascii: "$"), UInt8(ascii: "-"), UInt8(ascii: "@"), UInt8(ascii: "#"),
+             UInt8(ascii: "+"), UInt8(ascii: "="):
             return false
-        case UInt8(ascii: ","):
-            return !(start > 1 && bytes[start - 2] >= 0x30 && bytes[start - 2] <= 0x39)
+        case UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "/"):
+            // "12,846", "3:16", "11/26/1930"; but "tel:" or "and/or" may well precede a number.
+            return !afterDigit
         default:
             return true
         }
@@ -243,6 +278,13 @@ public final class PIIScrubber: @unchecked Sendable {
         default:
             return true
         }
+    }
+
+    private static func hasPortOrPrefix(at end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard end + 1 < bytes.count, bytes[end] == UInt8(ascii: ":") || bytes[end] == UInt8(ascii: "/") else { return false }
+        var index = end + 1
+        while index < bytes.count && bytes[index] >= 0x30 && bytes[index] <= 0x39 { index += 1 }
+        return index > end + 1 && (index == bytes.count || !isWordByte(bytes[index]))
     }
 
     /// "in 1963 Main Street flooded": a year after "in", "of" or "since" is not a house number.

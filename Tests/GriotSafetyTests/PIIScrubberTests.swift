@@ -102,6 +102,12 @@ struct PIIScrubberTests {
         #expect(found?.1 == address)
     }
 
+    @Test func ipv4WithPortOrPrefixAndPhoneAfterTel() {
+        #expect(single("The barn camera is at 10.0.0.12:8080 now.")?.1 == "10.0.0.12")
+        #expect(single("The whole farm was on 10.0.0.0/8.")?.1 == "10.0.0.0")
+        #expect(single("The card said tel:+1-412-555-0187 under the name.")?.1 == "+1-412-555-0187")
+    }
+
     @Test(arguments: [
         "My grandson updated the tablet to version 2.1.0.4.", "The firmware was 10.3.2.1, whatever that means.",
         "It only runs on release 4.0.0.12.", "The octets 300.1.2.3 are not an address.",
