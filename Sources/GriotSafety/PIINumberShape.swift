@@ -173,6 +173,11 @@ struct PIINumberShape {
     var hasInternationalLayout: Bool {
         if hasPlus { return (8...15).contains(digitCount) && lastGroupLength >= 2 }
         if hasDot { return groupCount == 3 && shortestGroup >= 2 && (9...11).contains(digitCount) }
-        return (9...12).contains(digitCount) && shortestGroup >= 2
+        guard (9...12).contains(digitCount) && shortestGroup >= 2 else { return false }
+        // Without a trunk "0" or an area code in parentheses, only a short layout ending in four
+        // or more digits ("28 4279-4596"), so a list like "112 115 118" stays a list.
+        let first = bytes[range.lowerBound]
+        return first == UInt8(ascii: "0") || first == UInt8(ascii: "(") || groupCount == 1
+            || (groupCount <= 3 && lastGroupLength >= 4)
     }
 }

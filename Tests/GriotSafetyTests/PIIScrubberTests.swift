@@ -130,7 +130,7 @@ struct PIIScrubberTests {
         "The census lists us under enumeration district 31-245.", "That was census tract 4021.02.",
         "The town had a population of 12,846.", "It was dwelling 162, family 199.",
         "The book's ISBN is 978-0-306-40615-7, if you want to order it.", "The ISBN is 0-306-40615-2.",
-        "The old ISBN was 0-17-078133-X.", "We didn't have 911 back then, you just called the operator.",
+        "The old ISBN was 0-17-078133-X.", "We sang hymns 112 115 118 and 120 that morning.", "We didn't have 911 back then, you just called the operator.",
     ])
     func hardNegativesAreNotMasked(sentence: String) {
         #expect(scrubber.matches(in: sentence).isEmpty, "\(scrubber.matches(in: sentence))")
