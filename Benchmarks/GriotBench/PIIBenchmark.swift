@@ -66,7 +66,7 @@ struct PIIBenchmark: AsyncParsableCommand {
         let near100 = sentences.filter { (80...120).contains($0.utf8.count) }
         // Two fixed 100-byte sentences: the common case (no digit, no "@") and one with a phone.
         let plain = ["We walked the levee every Sunday after church, and Grandmother sang the old hymns the whole way home."]
-        let withPhone = ["Her number was (412) 555-0187, and she answered it every evening after supper at the boarding house."]
+        let withPhone = ["You could ring Mama at (412) 555-0187, and she picked up each evening after supper at the farmhouse."]
         for (name, set) in [("all sentences of the set", sentences), ("sentences of 80-120 bytes", near100),
                             ("a 100-byte sentence, no digit or @", plain), ("a 100-byte sentence with a phone", withPhone)] {
             let set = set.count < 100 ? Array(repeating: set, count: 1000).flatMap { $0 } : set

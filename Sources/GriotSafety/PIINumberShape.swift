@@ -1,4 +1,4 @@
-/// The layout of one number run ("+1 (415) 555-0132", "4425 4576 4632 2107", "10.0.0.1"):
+/// The layout of one number run ("+1 (412) 555-0187", "4539 1488 0343 6468", "10.0.0.1"):
 /// its digit groups and what joins them. Classifying by layout, then checking the digits
 /// (Luhn, SSN ranges, octets), is what keeps dates, versions, ISBNs and prices unmasked.
 struct PIINumberShape {
@@ -56,7 +56,7 @@ struct PIINumberShape {
         return true
     }
 
-    /// Only one kind of joiner (or none): "4425 4576 …" or "4425-4576-…", not "4425 4576-…".
+    /// Only one kind of joiner (or none): "4539 1488 …" or "4539-1488-…", not "4539 1488-…".
     var hasOneSeparatorKind: Bool {
         !hasPlus && !hasParenthesis && [hasSpace, hasDot, hasDash].filter { $0 }.count <= 1
     }
@@ -156,8 +156,8 @@ struct PIINumberShape {
         return (0..<4).allSatisfy { length(ofGroup: $0) <= 3 } && groupValues().allSatisfy { $0 <= 255 }
     }
 
-    /// North American layouts: (415) 555-0132, 415-555-0132, 415.555.0132, +1 415 555 0132,
-    /// 1-800-555-0132, 4155550132, 14155550132.
+    /// North American layouts: (412) 555-0187, 412-555-0187, 412.555.0187, +1 412 555 0187,
+    /// 1-800-555-0187, 4125550187, 14125550187.
     var hasNANPLayout: Bool {
         if groupCount == 1 { return !hasPlus && (digitCount == 10 || (digitCount == 11 && prefix(1) == 1)) }
         if hasGroups([3, 3, 4]) { return !hasPlus }
@@ -165,17 +165,17 @@ struct PIINumberShape {
         return false
     }
 
-    /// Seven digits, 555-0132: a phone number only where the words around say so.
+    /// Seven digits, 555-0187: a phone number only where the words around say so.
     var hasLocalLayout: Bool { hasGroups([3, 4]) && hasDash && !hasSpace && !hasDot && !hasPlus && !hasParenthesis }
 
     /// International (+ and 8–15 digits) and national layouts (9–12 digits, every group at least
-    /// two digits, as in "04699 87447", "(07)08972953", "03 51 84 55 31", "67-2968-4271").
+    /// two digits, as in "03069 12345", "(02)55501234", "04 72 10 33 81", "52-5550-1234").
     var hasInternationalLayout: Bool {
         if hasPlus { return (8...15).contains(digitCount) && lastGroupLength >= 2 }
         if hasDot { return groupCount == 3 && shortestGroup >= 2 && (9...11).contains(digitCount) }
         guard (9...12).contains(digitCount) && shortestGroup >= 2 else { return false }
         // Without a trunk "0" or an area code in parentheses, only a short layout ending in four
-        // or more digits ("28 4279-4596"), so a list like "112 115 118" stays a list.
+        // or more digits ("21 3456-7890"), so a list like "112 115 118" stays a list.
         let first = bytes[range.lowerBound]
         return first == UInt8(ascii: "0") || first == UInt8(ascii: "(") || groupCount == 1
             || (groupCount <= 3 && lastGroupLength >= 4)

@@ -245,8 +245,8 @@ public final class PIIScrubber: @unchecked Sendable {
             || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
     }
 
-    /// A candidate must not begin inside a word, a price ("$40", "£3"), a time or verse ("7:30",
-    /// "3:16"), a date ("03/04"), a version ("v1.2"), a thousands group ("12,846") or an email.
+    /// A candidate must not begin inside a word, a price ("$40", "£3"), a time or verse ("8:15",
+    /// "23:4"), a date ("06/09"), a version ("v1.2"), a thousands group ("8,412") or an email.
     private static func startsCleanly(_ start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard start > 0 else { return true }
         let previous = bytes[start - 1]
@@ -257,14 +257,14 @@ public final class PIIScrubber: @unchecked Sendable {
              UInt8(ascii: "+"), UInt8(ascii: "="):
             return false
         case UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "/"):
-            // "12,846", "3:16", "11/26/1930"; but "tel:" or "and/or" may well precede a number.
+            // "8,412", "23:4", "06/09/1968"; but "tel:" or "and/or" may well precede a number.
             return !afterDigit
         default:
             return true
         }
     }
 
-    /// A number run must not continue into a word, a time, a fraction or date ("11/26"), a
+    /// A number run must not continue into a word, a time, a fraction or date ("06/09"), a
     /// thousands group, a percentage or an ISBN's check letter ("…-X").
     private static func endsCleanly(_ end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard end < bytes.count else { return true }
@@ -287,7 +287,7 @@ public final class PIIScrubber: @unchecked Sendable {
         return index > end + 1 && (index == bytes.count || !isWordByte(bytes[index]))
     }
 
-    /// "in 1963 Main Street flooded": a year after "in", "of" or "since" is not a house number.
+    /// "in 1948 Main Street flooded": a year after "in", "of" or "since" is not a house number.
     private static func isYearPhrase(_ start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard start + 4 < bytes.count, bytes[start + 4] == UInt8(ascii: " ") else { return false }
         var year = 0
@@ -301,7 +301,7 @@ public final class PIIScrubber: @unchecked Sendable {
     static let phoneCues = ["call", "dial", "number", "phone", "cell", "text", "ring", "reach", "tel", "fax",
                             "mobile", "contact", "extension"]
 
-    /// Software words just before a dotted number, in the same sentence: "version 2.1.0.4" is
+    /// Software words just before a dotted number, in the same sentence: "version 3.2.0.7" is
     /// not an IP address.
     static func hasVersionCue(before start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var windowStart = start
@@ -314,7 +314,7 @@ public final class PIIScrubber: @unchecked Sendable {
         return hasAnyWord(versionCues, in: bytes, window: windowStart..<start, wholeWord: false)
     }
 
-    /// Telephone words near a seven-digit number: "call me at 555-0132", "her number was …".
+    /// Telephone words near a seven-digit number: "call me at 555-0187", "her number was …".
     static func hasPhoneCue(around range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         hasAnyWord(phoneCues, in: bytes, window: max(0, range.lowerBound - 48)..<range.lowerBound, wholeWord: false)
             || hasAnyWord(phoneCues, in: bytes, window: range.upperBound..<min(bytes.count, range.upperBound + 48),

@@ -30,54 +30,54 @@ struct PIIScrubberTests {
         "+55 21 3456-7890", "+34 912 34 56 78", "+39 06 6982 1234", "+91 98765 43210",
     ])
     func internationalPhoneLayouts(number: String) {
-        let found = single("When Mirela moved overseas, we got \(number) to call.")
+        let found = single("Cousin Mirela wrote from abroad: reach her on \(number) any Sunday.")
         #expect(found?.0 == .phone)
         #expect(found?.1 == number)
     }
 
     @Test func sevenDigitNumberNeedsAPhoneWord() {
         #expect(single("Call me at 555-0143 after church.")?.0 == .phone)
-        #expect(single("Her number was 555-0143, I still know it.")?.0 == .phone)
+        #expect(single("The switchboard number was 555-0143, Papa made us learn it.")?.0 == .phone)
         #expect(scrubber.matches(in: "The ledger shows lot 555-0143 sold to the co-op.").isEmpty)
     }
 
     @Test(arguments: ["ada.quill@example.org", "Tobias_Wren+letters@mail.example.co.uk", "h.okafor@river-bend.example"])
     func emails(address: String) {
-        let found = single("Send the transcript to \(address).")
+        let found = single("Aunt Lorna reads her letters at \(address) now.")
         #expect(found?.0 == .email)
         #expect(found?.1 == address)
     }
 
     @Test func addressOnOneLineWithUnitCityStateAndZip() {
         let address = "4821 Pelham Crossing Apt. 12B, Lower Tessaford, KY 40213-5521"
-        #expect(single("We lived at \(address) until the flood.")?.1 == address)
+        #expect(single("The Okafors rented rooms at \(address) after the mill shut.")?.1 == address)
         let spelledState = "77 Orchard Ave, New Callow, North Carolina 27514"
-        #expect(single("The boarding house was at \(spelledState).")?.1 == spelledState)
+        #expect(single("Our first church stood at \(spelledState) for forty years.")?.1 == spelledState)
     }
 
     @Test func addressAcrossALineBreakIsMaskedWhole() {
-        let text = "Mail the photographs to:\n309 Linden Rd.\nEast Marlow, OH 43210\nThank you kindly."
+        let text = "Please send the tintypes here:\n309 Linden Rd.\nEast Marlow, OH 43210\nWith thanks from Hattie."
         let (scrubbed, masked) = scrubber.scrub(text)
         #expect(masked.map(\.type) == [.address])
         #expect(masked.first?.value == "309 Linden Rd.\nEast Marlow, OH 43210")
-        #expect(scrubbed == "Mail the photographs to:\n[ADDRESS]\nThank you kindly.")
+        #expect(scrubbed == "Please send the tintypes here:\n[ADDRESS]\nWith thanks from Hattie.")
     }
 
     @Test func streetWithoutCity() {
-        #expect(single("Grandpa's farm was out at 1208 Harlan Ridge, past the feed store.")?.1 == "1208 Harlan Ridge")
-        #expect(single("We bought the place on 55 Quarry St. for next to nothing.")?.1 == "55 Quarry St.")
+        #expect(single("The smokehouse sat behind 1208 Harlan Ridge, near the creek.")?.1 == "1208 Harlan Ridge")
+        #expect(single("Mother ran a bakery at 55 Quarry St. through the war years.")?.1 == "55 Quarry St.")
     }
 
     @Test(arguments: ["219-44-7310", "219 44 7310", "219447310"])
     func ssnLayouts(ssn: String) {
-        let found = single("The clerk typed \(ssn) into the computer and frowned.")
+        let found = single("The pension lady copied \(ssn) onto the yellow form.")
         #expect(found?.0 == .ssn)
         #expect(found?.1 == ssn)
     }
 
     @Test(arguments: ["666-12-3456", "000-12-3456", "912-34-5678", "219-00-7310", "219-44-0000"])
     func ssnOutsideIssuedRangesIsNotMasked(ssn: String) {
-        #expect(scrubber.matches(in: "The form said \(ssn), which cannot be right.").isEmpty)
+        #expect(scrubber.matches(in: "The old paper showed \(ssn), which nobody could explain.").isEmpty)
     }
 
     @Test(arguments: [
@@ -85,19 +85,19 @@ struct PIIScrubberTests {
         "2223 0000 4841 0010", "3714 496353 98431", "6011 1111 1111 1117", "3530 1113 3330 0000", "3056 930902 5904",
     ])
     func cardsWithIssuerPrefixAndLuhn(card: String) {
-        let found = single("She kept \(card) on a slip of paper in the recipe box.")
+        let found = single("Daddy tucked \(card) inside the family Bible, of all places.")
         #expect(found?.0 == .creditCard)
         #expect(found?.1 == card)
     }
 
     @Test func luhnInvalidSixteenDigitsAreNotMasked() {
-        #expect(scrubber.matches(in: "The tracking number was 4539 1488 0343 6468.").isEmpty)
-        #expect(scrubber.matches(in: "The tracking number was 4539148803436468.").isEmpty)
+        #expect(scrubber.matches(in: "The parcel slip read 4539 1488 0343 6468 in blue ink.").isEmpty)
+        #expect(scrubber.matches(in: "The parcel slip read 4539148803436468 in blue ink.").isEmpty)
     }
 
     @Test(arguments: ["10.0.0.1", "192.168.1.254", "172.16.40.3", "8.8.4.4", "203.0.113.77"])
     func ipv4(address: String) {
-        let found = single("My nephew said the router was \(address).")
+        let found = single("Little Theo set the parlor computer to \(address) for us.")
         #expect(found?.0 == .ipv4)
         #expect(found?.1 == address)
     }
@@ -109,28 +109,29 @@ struct PIIScrubberTests {
     }
 
     @Test(arguments: [
-        "My grandson updated the tablet to version 2.1.0.4.", "The firmware was 10.3.2.1, whatever that means.",
-        "It only runs on release 4.0.0.12.", "The octets 300.1.2.3 are not an address.",
+        "The church projector needed version 3.2.0.7 before it would play the slides.", "Theo flashed the firmware to 10.3.2.1 on the radio.",
+        "The hymn program wants release 4.0.0.12 or newer.", "The octets 300.1.2.3 are not an address.",
     ])
     func versionsAndBadOctetsAreNotIPs(sentence: String) {
         #expect(scrubber.matches(in: sentence).isEmpty)
     }
 
     @Test(arguments: [
-        "We came up north in 1957, right after the war.",
-        "Mama passed March 4, 1971.", "Mama passed 03/04/1971.", "Mama passed 1971-03-04.", "It was 3-4-71.",
-        "It was 04.03.1971.", "Mama passed the 4th of March, 1971.",
-        "The odometer read 48213 miles when he sold it.", "We printed 22682 copies of the bulletin.",
-        "They paid $4,249 for the organ.", "Bread was £2.44 a loaf.", "Candy was 13 cents.",
-        "The train left at 7:30.", "The shift started at 14:05.", "Supper was at 6:45 p.m. sharp.",
-        "We'd walk down Beale Street every Saturday.", "The parade went along Magnolia Crossing.",
-        "The diner sat right off Highway 61.", "We drove Interstate 40 all the way to Amarillo.",
-        "The tablet runs 17.4.1 now.", "Windows said 10.0.19045.", "The browser was 120.0.6099.109.",
-        "Pastor always preached John 3:16.", "We memorized Genesis 1:1-35 in Sunday school.",
-        "The census lists us under enumeration district 31-245.", "That was census tract 4021.02.",
-        "The town had a population of 12,846.", "It was dwelling 162, family 199.",
-        "The book's ISBN is 978-0-306-40615-7, if you want to order it.", "The ISBN is 0-306-40615-2.",
-        "The old ISBN was 0-17-078133-X.", "We sang hymns 112 115 118 and 120 that morning.", "We didn't have 911 back then, you just called the operator.",
+        "Papa bought the truck in 1952, the year the levee held.",
+        "Grandma died June 9, 1968.", "Grandma died 06/09/1968.", "Grandma died 1968-06-09.", "It was 6-9-68.",
+        "It was 09.06.1968.", "Grandma died the 9th of June, 1968.",
+        "The mule cart logged 31574 trips by his count.", "The press ran 46190 leaflets that fall.",
+        "Aunt Bea spent $3,715 on the piano.", "Tea was £1.85 a tin.", "Stamps were 4 cents.",
+        "The bus came at 8:15.", "Evening milking began at 17:40.", "Prayer meeting was 7:05 p.m. on Wednesdays.",
+        "We strolled along Dauphine Street on Sundays.", "The fish fry was out on Willow Crossing.",
+        "The motel faced Highway 49.", "Uncle Cy drove Interstate 55 clear to Memphis.",
+        "The phone got 16.2.3 last week.", "The laptop said 10.0.22631.", "Chrome reported 118.0.5993.88.",
+        "Grandpa loved Psalm 23:4.", "The children learned Exodus 3:1-14 by heart.",
+        "The ledger names enumeration district 52-118.", "Our block was census tract 3107.04.",
+        "The parish counted a population of 8,412.", "She was listed at dwelling 87, family 93.",
+        "The songbook's ISBN is 978-0-306-40615-7, it's still in print.", "Its older ISBN is 0-306-40615-2.",
+        "The hymnal ISBN was 0-8044-2957-X.", "We sang hymns 112 115 118 and 120 that morning.",
+        "Nobody had 911 out there, you rang the exchange.",
     ])
     func hardNegativesAreNotMasked(sentence: String) {
         #expect(scrubber.matches(in: sentence).isEmpty, "\(scrubber.matches(in: sentence))")
