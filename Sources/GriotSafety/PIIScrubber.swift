@@ -1,25 +1,372 @@
-// INTERIM (not committed): API stand-in until the pii branch lands.
-import Foundation
-public enum PIIType: String, Codable, Sendable, CaseIterable { case phone = "PHONE", email = "EMAIL", address = "ADDRESS", ssn = "SSN", creditCard = "CREDIT_CARD", ipv4 = "IPV4" }
-public struct PIIMatch: Sendable, Equatable { public var type: PIIType; public var range: Range<Int>; public var value: String }
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public enum PIIType: String, Codable, Sendable, CaseIterable {
+    case phone = "PHONE", email = "EMAIL", address = "ADDRESS", ssn = "SSN", creditCard = "CREDIT_CARD", ipv4 = "IPV4"
+}
+
+/// One piece of personal data found in a text.
+public struct PIIMatch: Sendable, Equatable {
+    public var type: PIIType
+    /// UTF-16 offsets into the text.
+    public var range: Range<Int>
+    public var value: String
+
+    public init(type: PIIType, range: Range<Int>, value: String) {
+        self.type = type
+        self.range = range
+        self.value = value
+    }
+}
+
+/// Finds and masks phone numbers, emails, street addresses, SSNs, card numbers and IPv4
+/// addresses in model output, leaving alone the values the user shared in the thread.
+///
+///     let scrubber = try PIIScrubber()
+///     let shared = scrubber.sharedKeys(in: userMessages)
+///     let (text, masked) = scrubber.scrub(sentence, keeping: shared)
+///
+/// Two PCRE2 patterns, JIT-compiled once and shared read-only across threads, find candidates
+/// (one for everything that starts with a digit, "+" or "(", one anchored at each "@"); plain
+/// Swift then decides what a number run is from its layout, its digits (Luhn, SSN ranges,
+/// octets) and the words around it. Each call makes its own match data.
 public final class PIIScrubber: @unchecked Sendable {
-    let phone = try! NSRegularExpression(pattern: #"\(?\b\d{3}\)?[-. ]\d{3}[-. ]\d{4}\b"#)
-    public init() throws {}
+    private let numeric: PIIRegex
+    private let email: PIIRegex
+
+    public init() throws {
+        numeric = try PIIRegex(PIIPatterns.numeric)
+        email = try PIIRegex(PIIPatterns.email)
+    }
+
+    /// Every PII value in `text`, sorted by start, non-overlapping.
     public func matches(in text: String) -> [PIIMatch] {
-        let ns = text as NSString
-        return phone.matches(in: text, range: NSRange(location: 0, length: ns.length)).map {
-            PIIMatch(type: .phone, range: $0.range.location..<($0.range.location + $0.range.length), value: ns.substring(with: $0.range))
+        withUTF8(text) { bytes in
+            let found = scan(bytes)
+            return Self.publicMatches(found, in: bytes)
         }
     }
+
+    /// Replaces every match whose key is not in `shared` with "[PHONE]", "[EMAIL]", ... ; returns
+    /// the new text and what was masked.
     public func scrub(_ text: String, keeping shared: Set<String> = []) -> (text: String, masked: [PIIMatch]) {
-        var out = text as NSString
-        var masked: [PIIMatch] = []
-        for m in matches(in: text).reversed() where !shared.contains(Self.key(m)) {
-            out = out.replacingCharacters(in: NSRange(location: m.range.lowerBound, length: m.range.count), with: "[\(m.type.rawValue)]") as NSString
-            masked.insert(m, at: 0)
+        withUTF8(text) { bytes in
+            let found = scan(bytes)
+            if found.isEmpty { return (text, []) }
+            let all = Self.publicMatches(found, in: bytes)
+            var masked: [PIIMatch] = []
+            var output: [UInt8] = []
+            output.reserveCapacity(bytes.count)
+            var cursor = 0
+            for (candidate, match) in zip(found, all) where shared.isEmpty || !shared.contains(Self.key(match)) {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[cursor..<candidate.range.lowerBound]))
+                output.append(contentsOf: "[\(match.type.rawValue)]".utf8)
+                cursor = candidate.range.upperBound
+                masked.append(match)
+            }
+            if masked.isEmpty { return (text, []) }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[cursor...]))
+            return (String(decoding: output, as: UTF8.self), masked)
         }
-        return (out as String, masked)
     }
-    public static func key(_ match: PIIMatch) -> String { match.value.filter(\.isNumber) }
-    public func sharedKeys(in text: String) -> Set<String> { Set(matches(in: text).map(Self.key)) }
+
+    /// A normalised key for a value (digits only for phone/SSN/card, with a leading US "1"
+    /// dropped for 11-digit NANP; lowercased email; address lowercased with runs of
+    /// spaces/commas/newlines collapsed), so the same number written another way matches.
+    public static func key(_ match: PIIMatch) -> String {
+        switch match.type {
+        case .phone, .ssn, .creditCard:
+            var digits = match.value.unicodeScalars.filter { $0.properties.numericType == .decimal && $0.isASCII }
+            if match.type == .phone && digits.count == 11 && digits.first == "1" { digits.removeFirst() }
+            return String(String.UnicodeScalarView(digits))
+        case .email, .ipv4:
+            return match.value.lowercased()
+        case .address:
+            var key = ""
+            var pendingSpace = false
+            for character in match.value.lowercased() {
+                if character == " " || character == "," || character.isNewline || character == "\t" {
+                    pendingSpace = !key.isEmpty
+                } else {
+                    if pendingSpace { key.append(" ") }
+                    pendingSpace = false
+                    key.append(character)
+                }
+            }
+            return key
+        }
+    }
+
+    /// Keys of every PII value in `text` (what the user wrote in this thread), to pass as `keeping`.
+    public func sharedKeys(in text: String) -> Set<String> {
+        Set(matches(in: text).map(Self.key))
+    }
+
+    // MARK: - Scanning
+
+    struct Candidate {
+        var type: PIIType
+        var range: Range<Int>  // UTF-8 byte offsets
+    }
+
+    private func withUTF8<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var copy = text
+        return copy.withUTF8(body)
+    }
+
+    /// Finds every match as byte ranges, sorted and non-overlapping.
+    func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> [Candidate] {
+        var found: [Candidate] = []
+        scanNumeric(bytes, into: &found)
+        let beforeEmails = found.count
+        scanEmails(bytes, into: &found)
+        if found.count > beforeEmails && beforeEmails > 0 {
+            found.sort { $0.range.lowerBound < $1.range.lowerBound }
+            var kept: [Candidate] = []
+            for candidate in found where kept.last.map({ $0.range.upperBound <= candidate.range.lowerBound }) ?? true {
+                kept.append(candidate)
+            }
+            found = kept
+        }
+        return found
+    }
+
+    private func scanNumeric(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
+        // Most sentences of a reply hold no digit: skip them without making match data.
+        guard var offset = bytes.firstIndex(where: { ($0 &- 0x30) < 10 }) else { return }
+        if offset > 0 && (bytes[offset - 1] == UInt8(ascii: "+") || bytes[offset - 1] == UInt8(ascii: "(")) { offset -= 1 }
+        var data: PIIRegex.MatchData?
+        while offset < bytes.count {
+            let matchData = data ?? numeric.makeMatchData()
+            data = matchData
+            guard let (range, group) = numeric.firstMatch(in: bytes, from: offset, data: matchData) else { break }
+            offset = max(range.upperBound, range.lowerBound + 1)
+            if let candidate = judge(range, isAddress: group == 1, in: bytes) { found.append(candidate) }
+        }
+    }
+
+    /// Decides one candidate of the numeric pattern: an address (its group 1) or a number run.
+    private func judge(_ range: Range<Int>, isAddress: Bool, in bytes: UnsafeBufferPointer<UInt8>) -> Candidate? {
+        guard Self.startsCleanly(range.lowerBound, in: bytes) else { return nil }
+        if isAddress {
+            return Self.isYearPhrase(range.lowerBound, in: bytes) ? nil : Candidate(type: .address, range: range)
+        }
+        let shape = PIINumberShape(bytes: bytes, range: range)
+        // An IPv4 address may carry a port or a prefix length ("10.0.0.1:8080", "10.0.0.0/8").
+        guard Self.endsCleanly(range.upperBound, in: bytes) || shape.isIPv4Layout && Self.hasPortOrPrefix(at: range.upperBound, in: bytes),
+              let type = classify(shape) else { return nil }
+        return Candidate(type: type, range: range)
+    }
+
+    /// The same decisions on candidates another regex engine found with `PIIPatterns` (the
+    /// benchmark's NSRegularExpression peer): `numeric` are successive matches of
+    /// `PIIPatterns.numeric` and `emails` anchored matches of `PIIPatterns.email`, as UTF-8
+    /// byte ranges of `text`.
+    @_spi(Benchmark)
+    public func matches(in text: String, numeric: [(range: Range<Int>, isAddress: Bool)],
+                        emails: [Range<Int>]) -> [PIIMatch] {
+        withUTF8(text) { bytes in
+            var found = numeric.compactMap { judge($0.range, isAddress: $0.isAddress, in: bytes) }
+            found += emails.map { Candidate(type: .email, range: $0) }
+            found.sort { $0.range.lowerBound < $1.range.lowerBound }
+            var kept: [Candidate] = []
+            for candidate in found where kept.last.map({ $0.range.upperBound <= candidate.range.lowerBound }) ?? true {
+                kept.append(candidate)
+            }
+            return Self.publicMatches(kept, in: bytes)
+        }
+    }
+
+    /// Where the local part of an email ending just before the "@" at `atIndex` starts, or nil.
+    /// Both engines walk back from each "@" the same way.
+    @_spi(Benchmark)
+    public static func emailStart(before atIndex: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var start = atIndex
+        while start > 0 && isLocalPartByte(bytes[start - 1]) { start -= 1 }
+        while start < atIndex && bytes[start] == UInt8(ascii: ".") { start += 1 }
+        return start < atIndex ? start : nil
+    }
+
+    private func scanEmails(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
+        guard let base = bytes.baseAddress else { return }
+        var data: PIIRegex.MatchData?
+        var offset = 0
+        while offset < bytes.count, let at = memchr(base + offset, Int32(UInt8(ascii: "@")), bytes.count - offset) {
+            let atIndex = base.distance(to: at.assumingMemoryBound(to: UInt8.self))
+            offset = atIndex + 1
+            guard let start = Self.emailStart(before: atIndex, in: bytes) else { continue }
+            let matchData = data ?? email.makeMatchData()
+            data = matchData
+            if let (range, _) = email.firstMatch(in: bytes, from: start, anchored: true, data: matchData) {
+                found.append(Candidate(type: .email, range: range))
+                offset = range.upperBound
+            }
+        }
+    }
+
+    /// What a number run is, from its layout, its digits and the words around it; nil when it
+    /// is none of ours (a date, version, ISBN, price or count) or fails its check.
+    func classify(_ shape: PIINumberShape) -> PIIType? {
+        if shape.isIPv4Layout {
+            return Self.hasVersionCue(before: shape.range.lowerBound, in: shape.bytes) ? nil : .ipv4
+        }
+        if shape.hasCardLayout {
+            // A card-shaped number that fails its issuer or Luhn check is a tracking or account
+            // number, not a shorter phone number.
+            return shape.hasCardIssuerPrefix && shape.passesLuhn ? .creditCard : nil
+        }
+        if shape.hasSSNLayout {
+            if shape.isValidSSN { return .ssn }
+            if shape.groupCount > 1 { return nil }
+        }
+        if shape.hasNANPLayout && !shape.hasDot { return .phone }
+        if shape.hasLocalLayout {
+            return Self.hasPhoneCue(around: shape.range, in: shape.bytes) ? .phone : nil
+        }
+        if shape.hasInternationalLayout {
+            if shape.hasDot && !shape.hasPlus && Self.hasVersionCue(before: shape.range.lowerBound, in: shape.bytes) { return nil }
+            return .phone
+        }
+        return nil
+    }
+
+    // MARK: - Context
+
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A) || byte == 0x5F || byte >= 0x80
+    }
+
+    private static func isLocalPartByte(_ byte: UInt8) -> Bool {
+        isWordByte(byte) && byte < 0x80 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%")
+            || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+    }
+
+    /// A candidate must not begin inside a word, a price ("$40", "£3"), a time or verse ("8:15",
+    /// "23:4"), a date ("06/09"), a version ("v1.2"), a thousands group ("8,412") or an email.
+    private static func startsCleanly(_ start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard start > 0 else { return true }
+        let previous = bytes[start - 1]
+        if isWordByte(previous) { return false }
+        let afterDigit = start > 1 && bytes[start - 2] >= 0x30 && bytes[start - 2] <= 0x39
+        switch previous {
+        case UInt8(ascii: "."), UInt8(ascii: "$"), UInt8(ascii: "-"), UInt8(ascii: "@"), UInt8(ascii: "#"),
+             UInt8(ascii: "+"), UInt8(ascii: "="):
+            return false
+        case UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "/"):
+            // "8,412", "23:4", "06/09/1968"; but "tel:" or "and/or" may well precede a number.
+            return !afterDigit
+        default:
+            return true
+        }
+    }
+
+    /// A number run must not continue into a word, a time, a fraction or date ("06/09"), a
+    /// thousands group, a percentage or an ISBN's check letter ("…-X").
+    private static func endsCleanly(_ end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard end < bytes.count else { return true }
+        let next = bytes[end]
+        if isWordByte(next) { return false }
+        switch next {
+        case UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "%"):
+            return false
+        case UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ","):
+            return !(end + 1 < bytes.count && isWordByte(bytes[end + 1]))
+        default:
+            return true
+        }
+    }
+
+    private static func hasPortOrPrefix(at end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard end + 1 < bytes.count, bytes[end] == UInt8(ascii: ":") || bytes[end] == UInt8(ascii: "/") else { return false }
+        var index = end + 1
+        while index < bytes.count && bytes[index] >= 0x30 && bytes[index] <= 0x39 { index += 1 }
+        return index > end + 1 && (index == bytes.count || !isWordByte(bytes[index]))
+    }
+
+    /// "in 1948 Main Street flooded": a year after "in", "of" or "since" is not a house number.
+    private static func isYearPhrase(_ start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard start + 4 < bytes.count, bytes[start + 4] == UInt8(ascii: " ") else { return false }
+        var year = 0
+        for index in start..<start + 4 { year = year * 10 + Int(bytes[index]) - 0x30 }
+        guard (1700...2099).contains(year) else { return false }
+        return hasAnyWord(["in", "of", "since"], in: bytes,
+                          window: max(0, start - 7)..<start, wholeWord: true)
+    }
+
+    static let versionCues = ["version", "firmware", "release", "build", "update", "upgrade", "patch"]
+    static let phoneCues = ["call", "dial", "number", "phone", "cell", "text", "ring", "reach", "tel", "fax",
+                            "mobile", "contact", "extension"]
+
+    /// Software words just before a dotted number, in the same sentence: "version 3.2.0.7" is
+    /// not an IP address.
+    static func hasVersionCue(before start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var windowStart = start
+        while windowStart > max(0, start - 32) {
+            let byte = bytes[windowStart - 1]
+            if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "!") || byte == UInt8(ascii: "?")
+                || byte == UInt8(ascii: ";") || byte == UInt8(ascii: "\n") { break }
+            windowStart -= 1
+        }
+        return hasAnyWord(versionCues, in: bytes, window: windowStart..<start, wholeWord: false)
+    }
+
+    /// Telephone words near a seven-digit number: "call me at 555-0187", "her number was …".
+    static func hasPhoneCue(around range: Range<Int>, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        hasAnyWord(phoneCues, in: bytes, window: max(0, range.lowerBound - 48)..<range.lowerBound, wholeWord: false)
+            || hasAnyWord(phoneCues, in: bytes, window: range.upperBound..<min(bytes.count, range.upperBound + 48),
+                          wholeWord: false)
+    }
+
+    /// Whether any of `words` (lowercase ASCII) starts a word inside `window`, case-insensitively.
+    private static func hasAnyWord(_ words: [String], in bytes: UnsafeBufferPointer<UInt8>, window: Range<Int>,
+                                   wholeWord: Bool) -> Bool {
+        for word in words {
+            let pattern = Array(word.utf8)
+            guard pattern.count <= window.count else { continue }
+            var start = window.lowerBound
+            while start + pattern.count <= window.upperBound {
+                defer { start += 1 }
+                if start > 0 && isWordByte(bytes[start - 1]) && bytes[start - 1] < 0x80 { continue }
+                var equal = true
+                for (offset, expected) in pattern.enumerated() {
+                    let byte = bytes[start + offset]
+                    let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                    if lower != expected { equal = false; break }
+                }
+                guard equal else { continue }
+                let end = start + pattern.count
+                if !wholeWord || end >= bytes.count || !isWordByte(bytes[end]) { return true }
+            }
+        }
+        return false
+    }
+
+    // MARK: - Offsets
+
+    /// Turns byte ranges into UTF-16 ranges and values in one walk over the text.
+    private static func publicMatches(_ found: [Candidate], in bytes: UnsafeBufferPointer<UInt8>) -> [PIIMatch] {
+        var result: [PIIMatch] = []
+        result.reserveCapacity(found.count)
+        var byteOffset = 0
+        var utf16Offset = 0
+        func advance(to target: Int) {
+            while byteOffset < target {
+                let byte = bytes[byteOffset]
+                if byte < 0x80 || byte >= 0xC0 { utf16Offset += byte >= 0xF0 ? 2 : 1 }
+                byteOffset += 1
+            }
+        }
+        for candidate in found {
+            advance(to: candidate.range.lowerBound)
+            let start = utf16Offset
+            advance(to: candidate.range.upperBound)
+            let value = String(decoding: UnsafeBufferPointer(rebasing: bytes[candidate.range]), as: UTF8.self)
+            result.append(PIIMatch(type: candidate.type, range: start..<utf16Offset, value: value))
+        }
+        return result
+    }
 }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The PII scrubber, measured: accuracy on pii-eval/pii_faker_seed905.jsonl (exact, overlap,
+# full mask per type and format, over-masking per hard-negative kind), MB/s on one thread and
+# µs per sentence, against the same patterns run by NSRegularExpression and against
+# scrubadub 2.0.1 (default detectors), all in one run.
+#
+#   scripts/bench-pii.sh                 # sets up the scrubadub venv once, builds, runs
+#   scripts/bench-pii.sh --verbose       # also lists every miss and every masked negative
+#   GRIOT_PII_VENV=/some/dir scripts/bench-pii.sh
+#   GRIOT_PII_NO_PEER=1 scripts/bench-pii.sh   # without scrubadub (no venv, no pip)
+#
+# The venv holds scrubadub and what pip resolved for it on 2026-11-22 (Python 3.11,
+# Debian 12), every version pinned; when it already holds them nothing is installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data="${GRIOT_SHARED_DATA:-../shared/data}"
+VENV="${GRIOT_PII_VENV:-$HOME/.cache/griot/pii-venv}"
+PYTHON="${PYTHON:-python3}"
+
+PINS=(
+    scrubadub==2.0.1
+    catalogue==2.0.10
+    click==8.5.1
+    cloudpickle==3.1.2
+    dateparser==1.5.0
+    defusedxml==0.7.1
+    Faker==40.54.0
+    joblib==1.6.0
+    narwhals==2.29.0
+    nltk==3.10.4
+    numpy==2.4.6
+    phonenumbers==9.0.43
+    python-dateutil==4.0.0
+    python-stdnum==2.2
+    pytz==2026.6
+    regex==2026.11.15
+    scikit-learn==1.9.1
+    scipy==1.17.1
+    textblob==0.15.3
+    threadpoolctl==3.8.0
+    tqdm==4.70.1
+    typing_extensions==4.16.0
+    tzdata==2026.6
+    tzlocal==5.4.5
+)
+
+log() { printf 'bench-pii: %s\n' "$*" >&2; }
+venv_python="$VENV/bin/python"
+
+# Succeeds when the venv's python runs and reports every pinned version.
+venv_ok() {
+    [ -x "$venv_python" ] || return 1
+    "$venv_python" - "${PINS[@]}" <<'PY' >/dev/null 2>&1
+import sys
+from importlib.metadata import version
+for pin in sys.argv[1:]:
+    name, wanted = pin.split("==")
+    assert version(name) == wanted, pin
+import scrubadub
+PY
+}
+
+peer=()
+if [ -z "${GRIOT_PII_NO_PEER:-}" ]; then
+    if ! venv_ok; then
+        [ -d "$VENV" ] && { log "rebuilding $VENV (missing, changed or incomplete)"; rm -rf "$VENV"; }
+        log "creating $VENV"
+        mkdir -p "$(dirname "$VENV")"
+        "$PYTHON" -m venv "$VENV"
+        "$venv_python" -m pip --disable-pip-version-check --quiet install "${PINS[@]}" >&2
+        venv_ok || { log "error: the venv does not report the pinned versions after installing"; exit 1; }
+        log "venv ready"
+    fi
+    peer=(--peer-python "$venv_python")
+fi
+
+swift build -c release --product griot-bench >&2
+.build/release/griot-bench pii --data "$data" "${peer[@]}" "$@"
