@@ -147,6 +147,7 @@ struct ModerationReading {
         let intent = range.contains { has($0, .intent) && !words[$0].quoted } || range.first.map { text($0) == "death" || text($0) == "kill" } == true
             || sentenceContains(range, ["better", "off", "without"]) || sentenceContains(range, ["better", "off", "if"])
             || sentenceContains(range, ["put", "an", "end"])
+        var firstSignal: Int?
         var deniedHarm = false
         var deniedWorth = false
         for index in range where !words[index].isPunctuation {
@@ -158,12 +159,14 @@ struct ModerationReading {
                 if ["getting", "being", "got"].contains(text(index - 1)) { deniedHarm = true; continue }
                 if negated(index, in: range, lookAhead: false) { deniedHarm = true; continue }
                 violentActs += 1
+                firstSignal = firstSignal ?? index
                 if intent { threat = true; derogation = derogation ?? "threat of violence" }
                 continue
             }
             if !cue.intersection([.negativeFeeling, .negativeAttribute, .dehumanising, .exclusion]).isEmpty {
                 if negated(index, in: range, lookAhead: false) { deniedHarm = true; continue }
                 if cue.contains(.negativeFeeling), reportedByThirdParty(index, in: range) { continue }
+                firstSignal = firstSignal ?? index
                 derogation = derogation ?? (cue.contains(.dehumanising) ? "dehumanising language" : cue.contains(.negativeFeeling) ? "hostile feeling" : "derogatory attribute")
             } else if cue.contains(.positive), negated(index, in: range, lookAhead: true), !Self.personObjects.contains(words[index].text),
                       !(text(index + 1) == "less" || text(index + 2) == "less"), !(text(index) == "stand" && text(index + 1) == "by") {
@@ -181,7 +184,7 @@ struct ModerationReading {
             derogation = "hostile feeling"
         }
 
-        let frame = speechFrame(in: range)
+        let frame = speechFrame(in: range, signal: slurUse == nil ? firstSignal : nil)
         let narration = isNarration(range, intent: intent)
 
         if let slur = slurUse {
@@ -214,14 +217,15 @@ struct ModerationReading {
     private static let violentPhrases: [[String]] = [["get", "rid"], ["end", "to"], ["wipe", "out"], ["end", "every"], ["end", "all"], ["end", "their"], ["end", "his"], ["end", "her"], ["end", "your"]]
 
     /// How the sentence's words stand to its speaker: quoted, reported, or condemned rather than said.
-    private func speechFrame(in range: Range<Int>) -> (cap: Double?, note: String) {
+    /// Only a report that comes before `signal` frames it: "if you say that again" after a threat does not.
+    private func speechFrame(in range: Range<Int>, signal: Int? = nil) -> (cap: Double?, note: String) {
         let quoted = unquotedWords >= 3 && range.contains { words[$0].quoted && !words[$0].isPunctuation }
         let condemned = range.contains { has($0, .condemnation) && !words[$0].quoted }
             || sentenceContains(range, ["has", "to", "stop"]) || sentenceContains(range, ["call", "out"])
             || sentenceContains(range, ["says", "a", "lot"]) || sentenceContains(range, ["not", "count"])
             || sentenceContains(range, ["not", "expect"]) || sentenceContains(range, ["lost", "all"])
         var reported = false
-        for index in range where has(index, .report) && !words[index].quoted {
+        for index in range where has(index, .report) && !words[index].quoted && index < (signal ?? range.upperBound) {
             if Self.reportNouns.contains(text(index)) && !["like", "that", "about", "calling", "saying"].contains(text(index + 1)) { continue }
             if endorsedByFirstPerson(index, in: range) { continue }
             reported = true
@@ -277,12 +281,12 @@ struct ModerationReading {
     }
 
     private static let homonymWords: [String: Set<String>] = [
-        "faggot": ["ate", "eat", "dinner", "meatball", "meatballs", "butcher", "cooked", "cook", "sticks", "bundle", "fuel", "fried", "pan", "delicious", "gravy"],
-        "fag": ["smoke", "smoked", "smoking", "cigarette", "cigarettes", "packet", "lungs", "mouth", "lighter", "ashtray"],
-        "dyke": ["beach", "water", "flooding", "flood", "embankment", "embankments", "walls", "wall", "marsh", "marshland", "river", "rivers", "built", "building", "sea", "dam", "walk"],
+        "food": ["ate", "eat", "dinner", "meatball", "meatballs", "butcher", "cooked", "cook", "sticks", "bundle", "fuel", "fried", "pan", "delicious", "gravy"],
+        "cigarette": ["smoke", "smoked", "smoking", "cigarette", "cigarettes", "packet", "lungs", "mouth", "lighter", "ashtray"],
+        "embankment": ["beach", "water", "flooding", "flood", "embankment", "embankments", "walls", "wall", "marsh", "marshland", "river", "rivers", "built", "building", "sea", "dam", "walk"],
         "garden": ["garden", "tool", "tools", "shed", "weeds", "vegetable", "field", "shovel", "soil", "hoeing"],
         "dog": ["dog", "dogs", "puppies", "puppy", "labrador", "vet", "barking", "canines", "canine", "walks", "litter", "breed", "kennel"],
-        "queer": ["feeling", "odd", "strange", "notion", "seemed", "bit", "rather", "slightly"],
+        "odd": ["feeling", "odd", "strange", "notion", "seemed", "bit", "rather", "slightly"],
         "animal": ["raccoon", "raccoons", "hound", "hunting", "hunt"],
     ]
 

@@ -77,7 +77,7 @@ struct ModerationLexicon: Sendable {
             africans chinese indians pakistanis somalis asylum seekers
             """)
         add(.groupAdjective, """
-            black gay trans transgender lesbian bisexual queer disabled handicapped muslim jewish female immigrant \
+            black gay trans transgender lesbian bisexual disabled handicapped muslim jewish female immigrant \
             migrant asian hispanic latino latina mexican arab african chinese indian foreign white colored coloured \
             negro islamic catholic romani autistic deaf blind
             """)
@@ -97,7 +97,7 @@ struct ModerationLexicon: Sendable {
             uncivilised uncivilized violent cruel ignorant filthy stupid stupidest dumb dumbest brainless idiots idiotic \
             lazy criminals criminal evil dirty smelly greedy inferior worthless useless primitive savage savages \
             barbaric backward thieves liars mistake ruin ruins destroy destroying invading invaders invasion \
-            moronic retarded degenerate degenerates perverts perverted freaks freak mentally unnatural abomination \
+            moronic degenerate degenerates perverts perverted freaks freak mentally unnatural abomination \
             ugly gross nasty incompetent untrustworthy disease diseased rapists terrorists terrorist
             """)
         add(.dehumanising, """
@@ -142,7 +142,7 @@ struct ModerationLexicon: Sendable {
             """)
         add(.report, """
             say says said saying call calls called calling write writes wrote writing written tell tells told telling \
-            claim claims claimed claiming threatening threaten threatens threats wishing statements statement comments \
+            claim claims claimed claiming believe believes threatening threaten threatens threats wishing statements statement comments \
             comment posts post messages message remarks remark words stuff things treats treated treating shouting \
             shouted yelled yelling chanting chanted insults insulted slurs slur
             """)

@@ -1,6 +1,7 @@
 /// The slur lexicon. Every entry is ROT13-encoded so that the repository, its diffs and its
 /// reviews never display a slur in plain text; the moderator decodes the list once, on first
-/// use, into `ModerationLexicon`. Reasons name the group a slur targets, never the word.
+/// use, into `ModerationLexicon`. Two-word slurs are stored glued; `ModerationText` glues a
+/// pair of words when the pair is one. Reasons name the group a slur targets, never the word.
 enum ModerationLexiconSlurs {
     enum Kind {
         /// Derogatory wherever it is used (outside quotation, report and counter-speech).
@@ -53,17 +54,21 @@ enum ModerationLexiconSlurs {
         ("zbfyrz", "Muslims", .strong, ""),
         ("cnxv", "South Asian people", .strong, ""),
         ("cnxvf", "South Asian people", .strong, ""),
+        ("pnzryshpxre", "Arab and Muslim people", .strong, ""),
+        ("pnzryshpxref", "Arab and Muslim people", .strong, ""),
+        ("pnzrywbpxrl", "Arab and Muslim people", .strong, ""),
+        ("pnzrywbpxrlf", "Arab and Muslim people", .strong, ""),
         ("encrshtrr", "immigrants", .strong, ""),
         ("encrshtrrf", "immigrants", .strong, ""),
-        ("snttbg", "gay people", .reclaimable, "faggot"),
-        ("snttbgf", "gay people", .reclaimable, "faggot"),
-        ("snt", "gay people", .reclaimable, "fag"),
-        ("sntf", "gay people", .reclaimable, "fag"),
-        ("snttl", "gay people", .reclaimable, "fag"),
-        ("qlxr", "lesbians", .reclaimable, "dyke"),
-        ("qlxrf", "lesbians", .reclaimable, "dyke"),
-        ("dhrre", "gay people", .reclaimable, "queer"),
-        ("dhrref", "gay people", .reclaimable, "queer"),
+        ("snttbg", "gay people", .reclaimable, "food"),
+        ("snttbgf", "gay people", .reclaimable, "food"),
+        ("snt", "gay people", .reclaimable, "cigarette"),
+        ("sntf", "gay people", .reclaimable, "cigarette"),
+        ("snttl", "gay people", .reclaimable, "cigarette"),
+        ("qlxr", "lesbians", .reclaimable, "embankment"),
+        ("qlxrf", "lesbians", .reclaimable, "embankment"),
+        ("dhrre", "gay people", .reclaimable, "odd"),
+        ("dhrref", "gay people", .reclaimable, "odd"),
         ("ubzb", "gay people", .frame, ""),
         ("ubzbf", "gay people", .frame, ""),
         ("genaal", "trans people", .strong, ""),

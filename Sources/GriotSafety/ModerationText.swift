@@ -82,6 +82,10 @@ struct ModerationText: Sendable {
             if token.isPunctuation { tokens.append(token); continue }
             for piece in Self.expand(Self.decodeLeet(token.text)) {
                 for part in lexicon.repaired(Self.squeeze(piece)) {
+                    if let last = tokens.last, !last.isPunctuation, lexicon.slurs[last.text + part] != nil {
+                        tokens[tokens.count - 1].text = last.text + part
+                        continue
+                    }
                     tokens.append(ModerationToken(text: part, quoted: token.quoted, sentence: token.sentence, isPunctuation: false))
                 }
             }
