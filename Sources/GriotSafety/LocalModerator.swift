@@ -128,6 +128,8 @@ struct ModerationReading {
         if next == "but" || next == "better" || next == "worse" || next == "less" || next == "more" || next == "only" { return false }
         if word == "no" && (next == "one" || next == "other") && text(index + 2) == "else" { return false }
         if word == "nothing" && (next == "in" || next == "else") { return false }
+        // "without a doubt", "without exception" assert.
+        if word == "without" && ["a", "doubt", "exception", "question", "fail", "any"].contains(next) { return false }
         // "Isn't it obvious…", "Does this not show…": a rhetorical question asserts, it does not negate.
         if index - range.lowerBound <= 4, let first = range.first.map({ text($0) }),
            ["is", "isnt", "does", "do", "did", "can", "am", "how", "why", "would", "are", "was", "will", "should", "could"].contains(first) { return false }
@@ -147,6 +149,9 @@ struct ModerationReading {
         let intent = range.contains { has($0, .intent) && !words[$0].quoted } || range.first.map { text($0) == "death" || text($0) == "kill" } == true
             || sentenceContains(range, ["better", "off", "without"]) || sentenceContains(range, ["better", "off", "if"])
             || sentenceContains(range, ["put", "an", "end"])
+            // Suggestions: "what if we…", "how about we…", "why don't we…".
+            || sentenceContains(range, ["what", "if", "we"]) || sentenceContains(range, ["how", "about", "we"])
+            || sentenceContains(range, ["why", "do", "not", "we"]) || sentenceContains(range, ["why", "not"])
         var firstSignal: Int?
         var deniedHarm = false
         var deniedWorth = false
@@ -157,6 +162,8 @@ struct ModerationReading {
             if cue.contains(.violentAct) && !lexicon.has(words[index].text, .positive) {
                 // "…are getting murdered", "…being attacked": the group is the victim, not the target of a threat.
                 if ["getting", "being", "got"].contains(text(index - 1)) { deniedHarm = true; continue }
+                // "the lynching", "a shooting": an event being talked about, not an act being threatened.
+                if Self.determiners.contains(text(index - 1)) && text(index) != "end" { violentActs += 1; continue }
                 if negated(index, in: range, lookAhead: false) { deniedHarm = true; continue }
                 violentActs += 1
                 firstSignal = firstSignal ?? index
@@ -168,8 +175,11 @@ struct ModerationReading {
                 if cue.contains(.negativeFeeling), reportedByThirdParty(index, in: range) { continue }
                 firstSignal = firstSignal ?? index
                 derogation = derogation ?? (cue.contains(.dehumanising) ? "dehumanising language" : cue.contains(.negativeFeeling) ? "hostile feeling" : "derogatory attribute")
+            } else if cue.contains(.positive), text(index + 1) == "less" || text(index + 2) == "less" {
+                // "worth less than", "like less than" derogate; "not worth any less than" does not.
+                if negated(index, in: range, lookAhead: false) { deniedHarm = true } else { deniedWorth = true }
             } else if cue.contains(.positive), negated(index, in: range, lookAhead: true), !Self.personObjects.contains(words[index].text),
-                      !(text(index + 1) == "less" || text(index + 2) == "less"), !(text(index) == "stand" && text(index + 1) == "by") {
+                      !(text(index) == "stand" && text(index + 1) == "by") {
                 deniedWorth = true
             } else if cue.contains(.profanity) || cue.contains(.insult) {
                 derogation = derogation ?? "abusive language"
@@ -214,6 +224,7 @@ struct ModerationReading {
         }
     }
 
+    private static let determiners: Set<String> = ["the", "a", "an", "this", "that", "his", "her", "their", "our", "my"]
     private static let violentPhrases: [[String]] = [["get", "rid"], ["end", "to"], ["wipe", "out"], ["end", "every"], ["end", "all"], ["end", "their"], ["end", "his"], ["end", "her"], ["end", "your"]]
 
     /// How the sentence's words stand to its speaker: quoted, reported, or condemned rather than said.
@@ -226,6 +237,9 @@ struct ModerationReading {
             || sentenceContains(range, ["not", "expect"]) || sentenceContains(range, ["lost", "all"])
         var reported = false
         for index in range where has(index, .report) && !words[index].quoted && index < (signal ?? range.upperBound) {
+            // "a word said by…" is a passive, not a report; "…tell that I am disgusted" is the speaker's own feeling.
+            if text(index + 1) == "by" { continue }
+            if let signal, (max(index, signal - 3)..<signal).contains(where: { ["i", "we"].contains(text($0)) }) { continue }
             if Self.reportNouns.contains(text(index)) && !["like", "that", "about", "calling", "saying"].contains(text(index + 1)) { continue }
             if endorsedByFirstPerson(index, in: range) { continue }
             reported = true
@@ -262,7 +276,7 @@ struct ModerationReading {
     /// account of what the Klan did is history, not a threat.
     private func isNarration(_ range: Range<Int>, intent: Bool) -> Bool {
         if intent { return false }
-        let past = range.contains { has($0, .past) || (words[$0].text.count == 4 && (1500...2030).contains(Int(words[$0].text) ?? 0)) }
+        let past = range.contains { (has($0, .past) && text($0 + 1) != "by") || (words[$0].text.count == 4 && (1500...2030).contains(Int(words[$0].text) ?? 0)) }
         let present = range.contains { ["are", "is", "am"].contains(text($0)) }
         return past && !present
     }

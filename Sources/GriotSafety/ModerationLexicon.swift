@@ -235,10 +235,13 @@ struct ModerationLexicon: Sendable {
         if letters.count >= 5 {
             for cut in 1..<(letters.count - 1) {
                 let left = String(letters[..<cut]), right = String(letters[cut...])
-                guard left.count >= 2 || left == "i", right.count >= 2 else { continue }
-                guard known.contains(left) || Self.functionWords.contains(left) else { continue }
-                let rightWords = known.contains(right) ? [right] : (misspelt[right].map { [$0] } ?? [])
-                if let rightWord = rightWords.first, isSignal(left) || isSignal(rightWord) { return [left, rightWord] }
+                // One-letter words ("i", "a") are glued too once spread-out letters are joined: "acancer".
+                guard left.count >= 2 || left == "i" || left == "a", right.count >= 2 || right == "i" || right == "a" else { continue }
+                let rightWord = known.contains(right) ? right : misspelt[right]
+                guard let rightWord else { continue }
+                if known.contains(left), isSignal(left) || isSignal(rightWord) { return [left, rightWord] }
+                // An unknown first half is trusted only before a long signal word: "massivescumbags".
+                if left.count >= 4, right.count >= 5, known.contains(right), isSignal(right) { return [left, right] }
             }
         }
         return [word]
@@ -266,7 +269,7 @@ struct ModerationLexicon: Sendable {
         out off over under again further once here there when where why how all any both each few more most other \
         some such only own same than too very just can will would should could may might must shall do does did done \
         doing have has had having be been being am is are was were not no nor never always ever also really \
-        absolutely totally completely truly simply so such even still yet already much many every everyone everybody \
+        absolutely totally completely truly simply absolute total complete utter massive real huge so such even still yet already much many every everyone everybody \
         someone somebody anyone anybody one ones people person like behaviour behavior around place country \
         world planet society government thing things what who whom which whose while because though although \
         until unless since let lets get got go goes going gone make makes made see seen saw know knew think \
