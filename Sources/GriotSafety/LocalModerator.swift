@@ -29,6 +29,8 @@ struct ModerationReading {
     /// Whether any sentence names a protected group, so "they" and "you" elsewhere can refer to it.
     private var messageNamesGroup = false
     private var unquotedWords = 0
+    /// Every word of the message, so a phrase whose first or last word is absent is ruled out at once.
+    private let vocabulary: Set<String>
 
     init(_ text: ModerationText) {
         words = text.tokens
@@ -38,6 +40,7 @@ struct ModerationReading {
             start = index + 1
         }
         unquotedWords = words.filter { !$0.quoted && !$0.isPunctuation }.count
+        vocabulary = Set(words.map(\.text))
     }
 
     mutating func result() -> ModerationResult {
@@ -62,11 +65,13 @@ struct ModerationReading {
     private func has(_ index: Int, _ cue: ModerationCue) -> Bool { index >= 0 && index < words.count && lexicon.has(words[index].text, cue) }
     private func isBreak(_ index: Int) -> Bool { words[index].isPunctuation || lexicon.has(words[index].text, .clauseBreak) }
     private func phrase(_ index: Int, _ parts: [String]) -> Bool {
-        for (offset, part) in parts.enumerated() where text(index + offset) != part { return false }
+        guard index >= 0, index + parts.count <= words.count else { return false }
+        for offset in parts.indices where words[index + offset].text != parts[offset] { return false }
         return true
     }
     private func sentenceContains(_ range: Range<Int>, _ parts: [String]) -> Bool {
-        range.contains { phrase($0, parts) && $0 + parts.count <= range.upperBound }
+        guard let first = parts.first, let last = parts.last, vocabulary.contains(first), vocabulary.contains(last) else { return false }
+        return range.contains { $0 + parts.count <= range.upperBound && phrase($0, parts) }
     }
 
     private static let adverbs: Set<String> = ["really", "just", "absolutely", "so", "truly", "seriously", "firmly", "honestly", "actually", "even", "still", "openly", "always", "simply", "all", "now", "clearly", "also"]
