@@ -87,7 +87,7 @@ struct ModerationRemoteTests {
     }
 
     @Test func fallsBackWhenNothingListens() async {
-        let configuration = RemoteModerationConfiguration(url: "http://127.0.0.1:9/v1/moderations", timeout: .seconds(2))
+        let configuration = RemoteModerationConfiguration(url: "http://127.0.0.1:9/v1/moderations", timeout: .milliseconds(500))
         let result = await RemoteModerator(configuration: configuration).moderate("hello")
         #expect(result.source.hasPrefix("local (remote failed:"))
     }
