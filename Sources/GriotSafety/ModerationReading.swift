@@ -131,7 +131,7 @@ struct ModerationReading {
         var derogation: String?
         var threat = false
         var violentActs = 0
-        let intent = range.contains { has($0, .intent) && !words[$0].quoted } || range.first.map { text($0) == "death" || text($0) == "kill" } == true
+        let intent = range.contains { has($0, .intent) && !words[$0].quoted && !desireOfSomeoneElse($0, in: range) } || range.first.map { text($0) == "death" || text($0) == "kill" } == true
             || sentenceContains(range, ["better", "off", "without"]) || sentenceContains(range, ["better", "off", "if"])
             || sentenceContains(range, ["put", "an", "end"])
             // Suggestions: "what if we…", "how about we…", "why don't we…".
@@ -211,6 +211,18 @@ struct ModerationReading {
 
     private static let determiners: Set<String> = ["the", "a", "an", "this", "that", "his", "her", "their", "our", "my"]
     private static let violentPhrases: [[String]] = [["get", "rid"], ["end", "to"], ["wipe", "out"], ["end", "every"], ["end", "all"], ["end", "their"], ["end", "his"], ["end", "her"], ["end", "your"]]
+
+    private static let desires: Set<String> = ["want", "wanna", "wish", "hope", "love"]
+    private static let auxiliaries: Set<String> = ["ever", "really", "just", "even", "still", "truly", "so", "would", "do", "did", "does", "always", "also", "not", "never", "only", "can"]
+
+    /// "Did you ever want to die?" asks about someone's own wish; "I want…", "we wish…" are the speaker's.
+    private func desireOfSomeoneElse(_ index: Int, in range: Range<Int>) -> Bool {
+        guard Self.desires.contains(text(index)) else { return false }
+        var cursor = index - 1
+        while cursor >= range.lowerBound, Self.auxiliaries.contains(text(cursor)) { cursor -= 1 }
+        guard cursor >= range.lowerBound, !words[cursor].isPunctuation else { return false }
+        return ["you", "he", "she", "they", "u"].contains(text(cursor))
+    }
 
     /// How the sentence's words stand to its speaker: quoted, reported, or condemned rather than said.
     /// Only a report that comes before `signal` frames it: "if you say that again" after a threat does not.
@@ -357,10 +369,11 @@ struct ModerationReading {
         ["harming", "myself"], ["self", "harming"], ["self", "harm"], ["am", "suicidal"], ["feel", "suicidal"], ["feeling", "suicidal"],
         ["suicidal", "thoughts"], ["thinking", "about", "suicide"], ["thinking", "of", "suicide"], ["thoughts", "of", "suicide"],
         ["no", "reason", "to", "live"], ["not", "want", "to", "live"], ["not", "want", "to", "be", "alive"],
-        ["not", "want", "to", "be", "here", "anymore"], ["not", "want", "to", "wake", "up"], ["overdose"], ["swallow", "all", "my"],
+        ["not", "want", "to", "be", "here", "anymore"], ["not", "want", "to", "wake", "up"], ["overdose"], ["swallow", "all", "my"], ["took", "all", "my", "pills"], ["took", "a", "bunch", "of", "pills"],
         ["going", "to", "jump"], ["end", "things"], ["commit", "suicide"], ["plan", "to", "die"], ["goodbye", "forever"],
         ["not", "see", "the", "point", "in", "living"], ["no", "point", "in", "living"], ["can", "not", "go", "on"], ["nobody", "would", "miss", "me"],
     ]
+    private static let hyperbole: Set<String> = ["laughing", "laughter", "embarrassment", "boredom", "cringe"]
     private static let mentionPhrases: [[String]] = [
         ["took", "his", "own", "life"], ["took", "her", "own", "life"], ["killed", "himself"], ["killed", "herself"],
         ["suicide"], ["hanged", "himself"], ["hanged", "herself"], ["take", "his", "own", "life"], ["kill", "himself"],
@@ -370,7 +383,9 @@ struct ModerationReading {
         let firstPerson = range.contains { ["i", "me", "my", "myself", "im"].contains(words[$0].text) }
         for pattern in Self.intentPhrases where sentenceContains(range, pattern) {
             guard firstPerson else { continue }
-            guard !sentenceContains(range, ["rather", "die"]) else { continue }
+            // "I'd rather die than…", "die of embarrassment", "killing myself laughing": hyperbole.
+            guard !sentenceContains(range, ["rather", "die"]),
+                  !range.contains(where: { Self.hyperbole.contains(words[$0].text) }) else { continue }
             let start = range.first { phrase($0, pattern) } ?? range.lowerBound
             if (start - 2..<start).contains(where: { $0 >= range.lowerBound && ["not", "never"].contains(text($0)) }) && pattern.first != "not" {
                 raise(\.selfHarm, 0.3, "self-harm named and denied")
