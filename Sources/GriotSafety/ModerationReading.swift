@@ -1,0 +1,424 @@
+/// One pass over one message: finds the targets and signals sentence by sentence and turns them
+/// into scores and reasons.
+struct ModerationReading {
+    private let lexicon = ModerationLexicon.shared
+    private let words: [ModerationToken]
+    private var sentences: [Range<Int>] = []
+    private var scores = ModerationResult()
+    private var reasons: [String] = []
+    /// Whether any sentence names a protected group, so "they" and "you" elsewhere can refer to it.
+    private var messageNamesGroup = false
+    private var unquotedWords = 0
+    /// Every word of the message, so a phrase whose first or last word is absent is ruled out at once.
+    private let vocabulary: Set<String>
+
+    init(_ text: ModerationText) {
+        words = text.tokens
+        var start = 0
+        for index in words.indices where index + 1 == words.count || words[index + 1].sentence != words[index].sentence {
+            sentences.append(start..<(index + 1))
+            start = index + 1
+        }
+        unquotedWords = words.filter { !$0.quoted && !$0.isPunctuation }.count
+        vocabulary = Set(words.map(\.text))
+    }
+
+    mutating func result() -> ModerationResult {
+        let groups = sentences.map { groupMentions(in: $0) }
+        messageNamesGroup = groups.contains { !$0.isEmpty }
+        for (index, sentence) in sentences.enumerated() {
+            scoreHate(in: sentence, naming: groups[index])
+            scoreAddressed(in: sentence, namesGroup: !groups[index].isEmpty)
+            scoreSelfHarm(in: sentence)
+            scoreSexual(in: sentence)
+        }
+        var result = scores
+        result.source = "local"
+        var seen = Set<String>()
+        result.reasons = reasons.filter { seen.insert($0).inserted }
+        return result
+    }
+
+    // MARK: Reading helpers
+
+    private func text(_ index: Int) -> String { index >= 0 && index < words.count ? words[index].text : "" }
+    private func has(_ index: Int, _ cue: ModerationCue) -> Bool { index >= 0 && index < words.count && lexicon.has(words[index].text, cue) }
+    private func isBreak(_ index: Int) -> Bool { words[index].isPunctuation || lexicon.has(words[index].text, .clauseBreak) }
+    private func phrase(_ index: Int, _ parts: [String]) -> Bool {
+        guard index >= 0, index + parts.count <= words.count else { return false }
+        for offset in parts.indices where words[index + offset].text != parts[offset] { return false }
+        return true
+    }
+    private func sentenceContains(_ range: Range<Int>, _ parts: [String]) -> Bool {
+        guard let first = parts.first, let last = parts.last, vocabulary.contains(first), vocabulary.contains(last) else { return false }
+        return range.contains { $0 + parts.count <= range.upperBound && phrase($0, parts) }
+    }
+
+    private static let adverbs: Set<String> = ["really", "just", "absolutely", "so", "truly", "seriously", "firmly", "honestly", "actually", "even", "still", "openly", "always", "simply", "all", "now", "clearly", "also"]
+    private static let secondPerson: Set<String> = ["you", "your", "yours", "yourself", "yourselves", "u", "ya", "youre"]
+    private static let groupPronouns: Set<String> = ["they", "them", "their", "theirs", "themselves", "these", "those", "you", "your", "yourselves", "kind"]
+    private static let firstPerson: Set<String> = ["i", "me", "my", "myself", "we", "us", "our", "ourselves"]
+    private static let personObjects: Set<String> = ["him", "her", "them", "you", "everyone", "everybody", "someone", "somebody", "people", "person", "man", "woman", "men", "women", "guy", "girl", "boy", "kids", "teacher", "coach", "boss", "neighbour", "neighbor", "wife", "husband", "son", "daughter", "brother", "sister", "mom", "mum", "dad", "family"]
+
+    /// Protected groups named in the sentence, as token indexes.
+    private func groupMentions(in range: Range<Int>) -> [Int] {
+        var found: [Int] = []
+        for index in range where !words[index].isPunctuation {
+            let word = words[index].text
+            if lexicon.has(word, .groupNoun) {
+                // "disabled" alone is a group only as "the disabled"; "the feature is disabled" is not.
+                if word == "disabled" || word == "handicapped" {
+                    if text(index - 1) == "the" || has(index + 1, .personNoun) { found.append(index) }
+                    continue
+                }
+                found.append(index)
+            } else if lexicon.has(word, .groupAdjective) || lexicon.adjectiveRepairs[word] != nil {
+                let next = index + 1
+                if has(next, .personNoun) || has(next, .dehumanising) || has(next, .insult) || lexicon.slurs[text(next)] != nil {
+                    if lexicon.has(word, .groupAdjective) || text(next) == "people" || text(next) == "person" { found.append(index) }
+                } else if ["muslim", "jewish", "trans", "transgender", "lesbian", "bisexual"].contains(word), lexicon.has(word, .groupAdjective) {
+                    found.append(index)
+                }
+            }
+        }
+        return found
+    }
+
+    /// Whether the word at `index` is negated: a negator shortly before it in the same clause,
+    /// or (for values, "lives do not matter") shortly after it.
+    private func negated(_ index: Int, in range: Range<Int>, lookAhead: Bool) -> Bool {
+        var cursor = index - 1
+        var steps = 0
+        while cursor >= range.lowerBound, steps < 8, !isBreak(cursor) {
+            if isNegator(cursor, in: range) { return true }
+            cursor -= 1
+            steps += 1
+        }
+        guard lookAhead else { return false }
+        cursor = index + 1
+        steps = 0
+        while cursor < range.upperBound, steps < 3, !isBreak(cursor) {
+            if isNegator(cursor, in: range) { return true }
+            cursor += 1
+            steps += 1
+        }
+        return false
+    }
+
+    private func isNegator(_ index: Int, in range: Range<Int>) -> Bool {
+        guard has(index, .negator) else { return false }
+        let next = text(index + 1)
+        let word = text(index)
+        // Comparisons that derogate rather than negate: "nothing but", "no better than", "nothing worse".
+        if next == "but" || next == "better" || next == "worse" || next == "less" || next == "more" || next == "only" { return false }
+        if word == "no" && (next == "one" || next == "other") && text(index + 2) == "else" { return false }
+        if word == "nothing" && (next == "in" || next == "else") { return false }
+        // "without a doubt", "without exception" assert.
+        if word == "without" && ["a", "doubt", "exception", "question", "fail", "any"].contains(next) { return false }
+        // "Isn't it obvious…", "Does this not show…": a rhetorical question asserts, it does not negate.
+        if index - range.lowerBound <= 4, let first = range.first.map({ text($0) }),
+           ["is", "isnt", "does", "do", "did", "can", "am", "how", "why", "would", "are", "was", "will", "should", "could"].contains(first) { return false }
+        return true
+    }
+
+    // MARK: Hate and violence
+
+    private mutating func scoreHate(in range: Range<Int>, naming groups: [Int]) {
+        let slurUse = derogatorySlur(in: range)
+        let pronounTarget = messageNamesGroup && range.contains { Self.groupPronouns.contains(words[$0].text) && !words[$0].isPunctuation }
+        let targetsGroup = !groups.isEmpty || pronounTarget || slurUse != nil
+
+        var derogation: String?
+        var threat = false
+        var violentActs = 0
+        let intent = range.contains { has($0, .intent) && !words[$0].quoted && !desireOfSomeoneElse($0, in: range) } || range.first.map { text($0) == "death" || text($0) == "kill" } == true
+            || sentenceContains(range, ["better", "off", "without"]) || sentenceContains(range, ["better", "off", "if"])
+            || sentenceContains(range, ["put", "an", "end"])
+            // Suggestions: "what if we…", "how about we…", "why don't we…".
+            || sentenceContains(range, ["what", "if", "we"]) || sentenceContains(range, ["how", "about", "we"])
+            || sentenceContains(range, ["why", "do", "not", "we"]) || sentenceContains(range, ["why", "not"])
+        var firstSignal: Int?
+        var deniedHarm = false
+        var deniedWorth = false
+        for index in range where !words[index].isPunctuation {
+            var cue = lexicon.cue(words[index].text)
+            if Self.violentPhrases.contains(where: { phrase(index, $0) }) { cue.insert(.violentAct) }
+            if cue.isEmpty { continue }
+            if cue.contains(.violentAct) && !lexicon.has(words[index].text, .positive) {
+                // "…are getting murdered", "…being attacked": the group is the victim, not the target of a threat.
+                if ["getting", "being", "got"].contains(text(index - 1)) { deniedHarm = true; continue }
+                // "the lynching", "a shooting": an event being talked about, not an act being threatened.
+                if Self.determiners.contains(text(index - 1)) && text(index) != "end" { violentActs += 1; continue }
+                if negated(index, in: range, lookAhead: false) { deniedHarm = true; continue }
+                violentActs += 1
+                firstSignal = firstSignal ?? index
+                if intent { threat = true; derogation = derogation ?? "threat of violence" }
+                continue
+            }
+            if !cue.intersection([.negativeFeeling, .negativeAttribute, .dehumanising, .exclusion]).isEmpty {
+                if negated(index, in: range, lookAhead: false) { deniedHarm = true; continue }
+                if cue.contains(.negativeFeeling), reportedByThirdParty(index, in: range) { continue }
+                firstSignal = firstSignal ?? index
+                derogation = derogation ?? (cue.contains(.dehumanising) ? "dehumanising language" : cue.contains(.negativeFeeling) ? "hostile feeling" : "derogatory attribute")
+            } else if cue.contains(.positive), text(index + 1) == "less" || text(index + 2) == "less" {
+                // "worth less than", "like less than" derogate; "not worth any less than" does not.
+                if negated(index, in: range, lookAhead: false) { deniedHarm = true } else { deniedWorth = true }
+            } else if cue.contains(.positive), negated(index, in: range, lookAhead: true), !Self.personObjects.contains(words[index].text),
+                      !(text(index) == "stand" && text(index + 1) == "by") {
+                deniedWorth = true
+            } else if cue.contains(.profanity) || cue.contains(.insult) {
+                derogation = derogation ?? "abusive language"
+            } else if cue.contains(.comparedThing), range.contains(where: { ["than", "like", "as"].contains(words[$0].text) }) {
+                derogation = derogation ?? "comparison with animals or things"
+            }
+        }
+        // "Lives are not worth protecting" derogates; "do not deserve to be tortured" defends.
+        if deniedWorth && !deniedHarm { derogation = derogation ?? "denied worth or equality" }
+        // "I don't like…", "can't stand…": a negated liking of the group is a feeling against it.
+        if derogation == nil, range.contains(where: { text($0) == "not" && ["like", "stand", "trust"].contains(text($0 + 1)) && (groups.contains($0 + 2) || groups.contains($0 + 3)) }) {
+            derogation = "hostile feeling"
+        }
+
+        let frame = speechFrame(in: range, signal: slurUse == nil ? firstSignal : nil)
+        let narration = isNarration(range, intent: intent)
+
+        if let slur = slurUse {
+            var score = 0.95
+            if let cap = frame.cap { score = min(score, cap) }
+            raise(\.hate, score, "slur aimed at \(slur)" + frame.note)
+            if frame.cap == nil { raise(\.harassment, 0.85, "slur used as an insult") }
+        }
+        if targetsGroup, let derogation {
+            var score = threat ? 0.96 : 0.92
+            if let cap = frame.cap { score = min(score, cap) }
+            if narration { score = min(score, 0.6) }
+            raise(\.hate, score, "\(derogation) about a protected group" + frame.note + (narration ? ", told as past events" : ""))
+            if threat { raise(\.violence, score, "threat of violence against a protected group" + frame.note) }
+        }
+        if violentActs > 0 && !(targetsGroup && derogation != nil) {
+            let addressed = range.contains { Self.secondPerson.contains(words[$0].text) }
+            let person = addressed || range.contains { Self.personObjects.contains(words[$0].text) || has($0, .otherGroup) }
+            if threat && person && !narration {
+                var score = addressed ? 0.9 : 0.7
+                if let cap = frame.cap { score = min(score, cap) }
+                raise(\.violence, score, addressed ? "threat of violence against the reader" : "threat or wish of violence against a person")
+                if addressed { raise(\.harassment, score, "threat against the reader") }
+            } else {
+                raise(\.violence, 0.3, "mentions violence")
+            }
+        }
+    }
+
+    private static let determiners: Set<String> = ["the", "a", "an", "this", "that", "his", "her", "their", "our", "my"]
+    private static let violentPhrases: [[String]] = [["get", "rid"], ["end", "to"], ["wipe", "out"], ["end", "every"], ["end", "all"], ["end", "their"], ["end", "his"], ["end", "her"], ["end", "your"]]
+
+    private static let desires: Set<String> = ["want", "wanna", "wish", "hope", "love"]
+    private static let auxiliaries: Set<String> = ["ever", "really", "just", "even", "still", "truly", "so", "would", "do", "did", "does", "always", "also", "not", "never", "only", "can"]
+
+    /// "Did you ever want to die?" asks about someone's own wish; "I want…", "we wish…" are the speaker's.
+    private func desireOfSomeoneElse(_ index: Int, in range: Range<Int>) -> Bool {
+        guard Self.desires.contains(text(index)) else { return false }
+        var cursor = index - 1
+        while cursor >= range.lowerBound, Self.auxiliaries.contains(text(cursor)) { cursor -= 1 }
+        guard cursor >= range.lowerBound, !words[cursor].isPunctuation else { return false }
+        return ["you", "he", "she", "they", "u"].contains(text(cursor))
+    }
+
+    /// How the sentence's words stand to its speaker: quoted, reported, or condemned rather than said.
+    /// Only a report that comes before `signal` frames it: "if you say that again" after a threat does not.
+    private func speechFrame(in range: Range<Int>, signal: Int? = nil) -> (cap: Double?, note: String) {
+        let quoted = unquotedWords >= 3 && range.contains { words[$0].quoted && !words[$0].isPunctuation }
+        let condemned = range.contains { has($0, .condemnation) && !words[$0].quoted }
+            || sentenceContains(range, ["has", "to", "stop"]) || sentenceContains(range, ["call", "out"])
+            || sentenceContains(range, ["says", "a", "lot"]) || sentenceContains(range, ["not", "count"])
+            || sentenceContains(range, ["not", "expect"]) || sentenceContains(range, ["lost", "all"])
+        var reported = false
+        for index in range where has(index, .report) && !words[index].quoted && index < (signal ?? range.upperBound) {
+            // "a word said by…" is a passive, not a report; "…tell that I am disgusted" is the speaker's own feeling.
+            if text(index + 1) == "by" { continue }
+            if let signal, (max(index, signal - 3)..<signal).contains(where: { ["i", "we"].contains(text($0)) }) { continue }
+            if Self.reportNouns.contains(text(index)) && !["like", "that", "about", "calling", "saying"].contains(text(index + 1)) { continue }
+            if endorsedByFirstPerson(index, in: range) { continue }
+            reported = true
+        }
+        let nominalised = range.contains { ["your", "the", "open"].contains(text($0)) && has($0 + 1, .negativeFeeling) || ["your", "the", "open", "obvious"].contains(text($0)) && has($0 + 2, .negativeFeeling) }
+        if quoted { return (0.45, ", inside a quotation") }
+        if reported && condemned { return (0.35, ", reported and condemned") }
+        if nominalised && condemned { return (0.35, ", condemned") }
+        if reported { return (0.55, ", reported speech") }
+        return (nil, "")
+    }
+
+    /// "I think…", "I believe…" say it; "you said…", "I never said…", "saying that…" report it.
+    private func endorsedByFirstPerson(_ index: Int, in range: Range<Int>) -> Bool {
+        if Self.reportNouns.contains(text(index)) { return false }
+        var cursor = index - 1
+        while cursor >= range.lowerBound, Self.adverbs.contains(text(cursor)) || ["do", "did", "would", "will", "must", "can", "to"].contains(text(cursor)) { cursor -= 1 }
+        guard cursor >= range.lowerBound else { return false }
+        if ["i", "we"].contains(text(cursor)) { return !negated(index, in: range, lookAhead: false) }
+        return false
+    }
+
+    private static let reportNouns: Set<String> = ["words", "stuff", "things", "statements", "statement", "comments", "comment", "posts", "post", "messages", "message", "remarks", "remark", "threats", "insults", "slurs", "slur"]
+
+    /// "He hates women" reports a feeling; "I hate…" or "These … disgust me" has it.
+    private func reportedByThirdParty(_ index: Int, in range: Range<Int>) -> Bool {
+        guard text(index).hasSuffix("s") || text(index).hasSuffix("ed") else { return false }
+        var cursor = index - 1
+        while cursor >= range.lowerBound, Self.adverbs.contains(text(cursor)) { cursor -= 1 }
+        return cursor >= range.lowerBound && ["he", "she", "klan", "grandfather", "grandmother", "man", "woman", "sheriff", "mayor", "neighbour", "neighbor"].contains(text(cursor))
+    }
+
+    /// A story told in the past tense with no present claim and no wish: a grandmother's
+    /// account of what the Klan did is history, not a threat.
+    private func isNarration(_ range: Range<Int>, intent: Bool) -> Bool {
+        if intent { return false }
+        let past = range.contains { (has($0, .past) && text($0 + 1) != "by") || (words[$0].text.count == 4 && (1500...2030).contains(Int(words[$0].text) ?? 0)) }
+        let present = range.contains { ["are", "is", "am"].contains(text($0)) }
+        return past && !present
+    }
+
+    /// A slur used to derogate, named by the group it targets, or nil when the slur is absent,
+    /// reclaimed, a homonym in context, or only mentioned ("the word …").
+    private func derogatorySlur(in range: Range<Int>) -> String? {
+        for index in range where !words[index].isPunctuation {
+            guard let slur = lexicon.slurs[words[index].text] else { continue }
+            if text(index - 1) == "word" || text(index - 1) == "term" { continue }
+            if homonymContext(slur.homonymContext, in: range) { continue }
+            if slur.kind == .reclaimable && reclaimed(index, in: range) { continue }
+            if slur.kind == .strong || insultingFrame(index, in: range) { return slur.group }
+        }
+        return nil
+    }
+
+    private static let homonymWords: [String: Set<String>] = [
+        "food": ["ate", "eat", "dinner", "meatball", "meatballs", "butcher", "cooked", "cook", "sticks", "bundle", "fuel", "fried", "pan", "delicious", "gravy"],
+        "cigarette": ["smoke", "smoked", "smoking", "cigarette", "cigarettes", "packet", "lungs", "mouth", "lighter", "ashtray"],
+        "embankment": ["beach", "water", "flooding", "flood", "embankment", "embankments", "walls", "wall", "marsh", "marshland", "river", "rivers", "built", "building", "sea", "dam", "walk"],
+        "garden": ["garden", "tool", "tools", "shed", "weeds", "vegetable", "field", "shovel", "soil", "hoeing"],
+        "dog": ["dog", "dogs", "puppies", "puppy", "labrador", "vet", "barking", "canines", "canine", "walks", "litter", "breed", "kennel"],
+        "odd": ["feeling", "odd", "strange", "notion", "seemed", "bit", "rather", "slightly"],
+        "animal": ["raccoon", "raccoons", "hound", "hunting", "hunt"],
+    ]
+
+    private func homonymContext(_ key: String, in range: Range<Int>) -> Bool {
+        guard let context = Self.homonymWords[key] else { return false }
+        return range.contains { context.contains(words[$0].text) }
+    }
+
+    private static let praise: Set<String> = ["bad", "baddest", "boss", "pretty", "prettiest", "hot", "hottest", "cutest", "realest", "freshest", "proud", "fellow", "happily", "best"]
+
+    /// "My …", "us …", "I'm a proud …", "… like me": the group's own word for itself.
+    private func reclaimed(_ index: Int, in range: Range<Int>) -> Bool {
+        let before = max(range.lowerBound, index - 5)..<index
+        if before.contains(where: { ["my", "myself", "us", "our", "ourselves", "fellow", "proud", "am"].contains(words[$0].text) || Self.praise.contains(words[$0].text) }) { return true }
+        if before.contains(where: { text($0) == "we" && text($0 + 1) == "are" }) { return true }
+        if text(index + 1) == "like" && ["me", "us"].contains(text(index + 2)) { return true }
+        if range.contains(where: { text($0) == "proud" }) { return true }
+        return false
+    }
+
+    private static let insultLead: Set<String> = ["typical", "another", "those", "these", "filthy", "dirty", "stupid", "damn", "fucking", "bunch", "many", "common", "lowly", "disgusting", "ugly", "fat", "lazy", "you"]
+
+    /// "You are just a …", "typical … behaviour", "too many …", "… like you", "… just can't help themselves".
+    private func insultingFrame(_ index: Int, in range: Range<Int>) -> Bool {
+        if Self.insultLead.contains(text(index - 1)) || (text(index - 1) == "of" && text(index - 2) == "bunch") { return true }
+        if text(index + 1) == "like" && ["you", "them", "him", "her"].contains(text(index + 2)) { return true }
+        if ["behaviour", "behavior"].contains(text(index + 1)) { return true }
+        var cursor = index - 1
+        let filler: Set<String> = ["just", "nothing", "but", "a", "an", "such", "total", "complete", "only", "the", "all", "real", "little", "big", "fucking", "another", "common", "no", "more", "than"]
+        while cursor >= range.lowerBound, filler.contains(text(cursor)) { cursor -= 1 }
+        if cursor >= range.lowerBound, ["are", "is", "am", "be"].contains(text(cursor)), cursor - 1 >= range.lowerBound,
+           ["you", "he", "she", "they", "u", "it"].contains(text(cursor - 1)) { return true }
+        if index == range.lowerBound || text(index - 1) == "," {
+            if ["just", "can", "always", "never", "should", "are", "ruin", "will", "must", "need"].contains(text(index + 1)) { return true }
+        }
+        return false
+    }
+
+    // MARK: Harassment of the reader
+
+    private mutating func scoreAddressed(in range: Range<Int>, namesGroup: Bool) {
+        guard !namesGroup else { return }
+        let quoted = unquotedWords >= 3
+        var insults = 0
+        var profanity = 0
+        for index in range where !words[index].isPunctuation && !(quoted && words[index].quoted) {
+            if has(index, .insult) && !negated(index, in: range, lookAhead: false) { insults += 1 }
+            else if has(index, .profanity) { profanity += 1 }
+        }
+        guard insults + profanity > 0 else { return }
+        let addressed = range.contains { Self.secondPerson.contains(words[$0].text) }
+        let selfDirected = range.contains { ["i", "me", "myself", "my"].contains(words[$0].text) } && !addressed
+        if addressed && !selfDirected && speechFrame(in: range).cap == nil {
+            let directFuck = range.contains { text($0) == "fuck" && ["you", "yourself", "yourselves", "off"].contains(text($0 + 1)) }
+            let score = insults >= 2 || (insults >= 1 && profanity >= 1) ? 0.85 : directFuck || insults == 1 ? 0.7 : 0.3
+            raise(\.harassment, score, score >= 0.7 ? "insult aimed at the reader" : "swearing")
+        } else {
+            raise(\.harassment, 0.2, "swearing or insult not aimed at anyone here")
+        }
+    }
+
+    // MARK: Self-harm
+
+    private static let intentPhrases: [[String]] = [
+        ["kill", "myself"], ["killing", "myself"], ["end", "my", "life"], ["ending", "my", "life"], ["end", "it", "all"],
+        ["take", "my", "own", "life"], ["taking", "my", "own", "life"], ["want", "to", "die"], ["wanna", "die"],
+        ["wish", "i", "was", "dead"], ["wish", "i", "were", "dead"], ["better", "off", "dead"], ["better", "off", "without", "me"],
+        ["cutting", "myself"], ["been", "cutting"], ["hurt", "myself"], ["hurting", "myself"], ["harm", "myself"],
+        ["harming", "myself"], ["self", "harming"], ["self", "harm"], ["am", "suicidal"], ["feel", "suicidal"], ["feeling", "suicidal"],
+        ["suicidal", "thoughts"], ["thinking", "about", "suicide"], ["thinking", "of", "suicide"], ["thoughts", "of", "suicide"],
+        ["no", "reason", "to", "live"], ["not", "want", "to", "live"], ["not", "want", "to", "be", "alive"],
+        ["not", "want", "to", "be", "here", "anymore"], ["not", "want", "to", "wake", "up"], ["overdose"], ["swallow", "all", "my"], ["took", "all", "my", "pills"], ["took", "a", "bunch", "of", "pills"],
+        ["going", "to", "jump"], ["end", "things"], ["commit", "suicide"], ["plan", "to", "die"], ["goodbye", "forever"],
+        ["not", "see", "the", "point", "in", "living"], ["no", "point", "in", "living"], ["can", "not", "go", "on"], ["nobody", "would", "miss", "me"],
+    ]
+    private static let hyperbole: Set<String> = ["laughing", "laughter", "embarrassment", "boredom", "cringe"]
+    private static let mentionPhrases: [[String]] = [
+        ["took", "his", "own", "life"], ["took", "her", "own", "life"], ["killed", "himself"], ["killed", "herself"],
+        ["suicide"], ["hanged", "himself"], ["hanged", "herself"], ["take", "his", "own", "life"], ["kill", "himself"],
+    ]
+
+    private mutating func scoreSelfHarm(in range: Range<Int>) {
+        let firstPerson = range.contains { ["i", "me", "my", "myself", "im"].contains(words[$0].text) }
+        for pattern in Self.intentPhrases where sentenceContains(range, pattern) {
+            guard firstPerson else { continue }
+            // "I'd rather die than…", "die of embarrassment", "killing myself laughing": hyperbole.
+            guard !sentenceContains(range, ["rather", "die"]),
+                  !range.contains(where: { Self.hyperbole.contains(words[$0].text) }) else { continue }
+            let start = range.first { phrase($0, pattern) } ?? range.lowerBound
+            if (start - 2..<start).contains(where: { $0 >= range.lowerBound && ["not", "never"].contains(text($0)) }) && pattern.first != "not" {
+                raise(\.selfHarm, 0.3, "self-harm named and denied")
+            } else {
+                raise(\.selfHarm, 0.92, "self-harm: first-person intent or act")
+            }
+            return
+        }
+        for pattern in Self.mentionPhrases where sentenceContains(range, pattern) {
+            raise(\.selfHarm, 0.15, "suicide mentioned in the third person or as history")
+            return
+        }
+    }
+
+    // MARK: Sexual
+
+    private static let explicit: Set<String> = ["nude", "nudes", "porn", "porno", "pornography", "horny", "orgasm", "masturbate", "masturbating", "blowjob", "genitals", "penis", "vagina", "boobs", "tits", "cock", "pussy", "xxx", "nsfw", "erotic"]
+
+    private mutating func scoreSexual(in range: Range<Int>) {
+        let sexual = range.filter { has($0, .sexual) && !words[$0].quoted }
+        guard !sexual.isEmpty else { return }
+        let explicit = sexual.contains { Self.explicit.contains(words[$0].text) }
+        if explicit && range.contains(where: { has($0, .minor) }) {
+            raise(\.sexual, 1.0, "sexual content involving a minor")
+        } else if explicit && (range.contains { ["send", "show", "want", "wanna"].contains(words[$0].text) } || sexual.count >= 2) {
+            raise(\.sexual, 0.85, "explicit sexual request")
+        } else {
+            raise(\.sexual, explicit ? 0.6 : 0.35, "sexual content")
+        }
+    }
+
+    private mutating func raise(_ category: WritableKeyPath<ModerationResult, Double>, _ score: Double, _ reason: String) {
+        if score > scores[keyPath: category] { scores[keyPath: category] = score }
+        if score >= 0.3 { reasons.append(reason) }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+
+/// One word or punctuation mark of a message, after the moderation normalisations.
+struct ModerationToken: Sendable {
+    var text: String
+    /// Inside double quotation marks: someone else's words being quoted.
+    var quoted: Bool
+    var sentence: Int
+    var isPunctuation: Bool
+}
+
+/// A message as the local moderator reads it: lower case, accents folded, leetspeak decoded
+/// ("h4te"), letters spread out with spaces joined ("h a t e"), runs of a repeated letter
+/// shortened ("haaate"), contractions expanded ("can't" as "can not"), words glued together
+/// split ("ihate"), and a dropped or swapped letter in a lexicon word repaired ("hatrd").
+struct ModerationText: Sendable {
+    private(set) var tokens: [ModerationToken] = []
+    private(set) var sentenceCount = 0
+
+    init(_ message: String) {
+        var source = message.lowercased()
+        if !source.utf8.allSatisfy({ $0 < 0x80 }) {
+            source = source.folding(options: .diacriticInsensitive, locale: nil)
+        }
+        var raw: [ModerationToken] = []
+        var word = ""
+        var quoted = false
+        var sentence = 0
+        func flush() {
+            if !word.isEmpty { raw.append(ModerationToken(text: word, quoted: quoted, sentence: sentence, isPunctuation: false)) }
+            word = ""
+        }
+        let scalars = Array(source.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() {
+            let next = index + 1 < scalars.count ? scalars[index + 1] : " "
+            let previous = index > 0 ? scalars[index - 1] : " "
+            switch scalar {
+            case "a"..."z", "0"..."9":
+                word.unicodeScalars.append(scalar)
+            case "@", "$":
+                // Leetspeak for a and s only when inside or at the edge of a word.
+                if isLetter(next) || isLetter(previous) { word.unicodeScalars.append(scalar) } else { flush() }
+            case "'", "\u{2019}":
+                if isLetter(previous) && isLetter(next) { word.unicodeScalars.append("'") } else { flush() }
+            case "\"", "\u{201C}", "\u{201D}", "\u{00AB}", "\u{00BB}":
+                flush()
+                quoted.toggle()
+            case ".", "?", "!", ";", ":", ",":
+                flush()
+                raw.append(ModerationToken(text: String(scalar), quoted: quoted, sentence: sentence, isPunctuation: true))
+                if scalar == "." || scalar == "?" || scalar == "!" {
+                    sentence += 1
+                    // A quotation left open at the end of a sentence is a stray mark, not a quote.
+                    if quoted && !scalars[(index + 1)...].contains(where: { $0 == "\"" || $0 == "\u{201D}" }) { quoted = false }
+                }
+            default:
+                flush()
+            }
+        }
+        flush()
+        sentenceCount = sentence + 1
+
+        // "h a t e": three or more one-letter words in a row are one word spread out.
+        var joined: [ModerationToken] = []
+        var index = 0
+        while index < raw.count {
+            var end = index
+            while end < raw.count, !raw[end].isPunctuation, raw[end].text.count == 1 { end += 1 }
+            if end - index >= 3 {
+                var merged = raw[index]
+                merged.text = raw[index..<end].map(\.text).joined()
+                joined.append(merged)
+                index = end
+            } else {
+                joined.append(raw[index])
+                index += 1
+            }
+        }
+
+        let lexicon = ModerationLexicon.shared
+        for token in joined {
+            if token.isPunctuation { tokens.append(token); continue }
+            for piece in Self.expand(Self.decodeLeet(token.text)) {
+                for part in lexicon.repaired(Self.squeeze(piece)) {
+                    if let last = tokens.last, !last.isPunctuation, lexicon.slurs[last.text + part] != nil {
+                        tokens[tokens.count - 1].text = last.text + part
+                        continue
+                    }
+                    tokens.append(ModerationToken(text: part, quoted: token.quoted, sentence: token.sentence, isPunctuation: false))
+                }
+            }
+        }
+    }
+
+    private func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) }
+
+    /// "h4te" as "hate", "st00pid" as "stoopid"; a word of digits alone ("1931") is left alone.
+    static func decodeLeet(_ word: String) -> String {
+        let scalars = word.unicodeScalars
+        guard scalars.contains(where: { !("a"..."z").contains($0) }),
+              scalars.contains(where: { ("a"..."z").contains($0) }) else { return word }
+        var decoded = String.UnicodeScalarView()
+        for scalar in scalars {
+            switch scalar {
+            case "4", "@": decoded.append("a")
+            case "3": decoded.append("e")
+            case "1": decoded.append("i")
+            case "0": decoded.append("o")
+            case "5", "$": decoded.append("s")
+            case "7": decoded.append("t")
+            case "8": decoded.append("b")
+            default: decoded.append(scalar)
+            }
+        }
+        return String(decoded)
+    }
+
+    /// Runs of three or more of one letter become one ("haaate" as "hate"); doubled letters are
+    /// kept, since English has them ("kill"); the lexicon also matches words with them shortened.
+    static func squeeze(_ word: String) -> String {
+        let scalars = Array(word.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var changed = false
+        var start = 0
+        while start < scalars.count {
+            var end = start
+            while end < scalars.count, scalars[end] == scalars[start] { end += 1 }
+            if end - start >= 3 { out.append(scalars[start]); changed = true } else { out.append(contentsOf: scalars[start..<end]) }
+            start = end
+        }
+        return changed ? String(out) : word
+    }
+
+    private static let contractedIs: Set<String> = ["it", "that", "he", "she", "what", "there", "who", "here", "where", "this", "everything", "nothing", "everyone", "everybody", "let"]
+
+    /// "can't" as "can not", "they're" as "they are", "it's" as "it is"; a possessive "'s" is dropped.
+    static func expand(_ word: String) -> [String] {
+        guard let apostrophe = word.firstIndex(of: "'") else { return [word] }
+        let head = String(word[..<apostrophe])
+        let tail = String(word[word.index(after: apostrophe)...])
+        switch tail {
+        case "t":
+            switch head {
+            case "can": return ["can", "not"]
+            case "won": return ["will", "not"]
+            case "ain": return ["is", "not"]
+            case "shan": return ["shall", "not"]
+            default: return head.hasSuffix("n") ? [String(head.dropLast()), "not"] : [head]
+            }
+        case "re": return [head, "are"]
+        case "m": return [head, "am"]
+        case "ll": return [head, "will"]
+        case "ve": return [head, "have"]
+        case "d": return [head, "would"]
+        case "s": return head == "let" ? ["let", "us"] : contractedIs.contains(head) ? [head, "is"] : [head]
+        default: return [head + tail]
+        }
+    }
+}
