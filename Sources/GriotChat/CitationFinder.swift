@@ -160,6 +160,17 @@ enum VerbatimMatch {
         return nil
     }
 
+    /// Whether normalised `needle` occurs in normalised `haystack` (both from `normalized`).
+    static func contains(_ needle: [Unicode.Scalar], in haystack: [Unicode.Scalar]) -> Bool {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return false }
+        var start = 0
+        while start + needle.count <= haystack.count {
+            if haystack[start] == needle[0], haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+            start += 1
+        }
+        return false
+    }
+
     /// The scalars with white space collapsed and quotation marks evened out, and where each came from.
     static func normalized(_ scalars: [Unicode.Scalar]) -> (scalars: [Unicode.Scalar], origin: [Int]) {
         var out: [Unicode.Scalar] = []

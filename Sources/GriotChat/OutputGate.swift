@@ -6,7 +6,9 @@ import GriotText
 /// sentences before any of it is sent: output moderation (a sentence over the policy is
 /// replaced) and the PII scrubber (values the user did not share in this thread are masked).
 /// A value therefore never leaks in a partial delta: the text a client sees, and the text that
-/// is stored, has always been through both.
+/// is stored, has always been through both. Output moderation judges what the model wrote, not
+/// the archive it quotes: a quotation found verbatim in one of the passages the model was given
+/// (a 1937 interview in the words of its time) is set aside before the sentence is scored.
 ///
 /// ```swift
 /// var gate = OutputGate(scrubber: scrubber, shared: scrubber.sharedKeys(in: "call me on 415-555-0132"), moderator: nil)
@@ -17,6 +19,8 @@ struct OutputGate: Sendable {
     let scrubber: PIIScrubber?
     let shared: Set<String>
     let moderator: LocalModerator?
+    /// The passages the model was given, white space and quotation marks evened out.
+    private let sources: [[Unicode.Scalar]]
 
     /// Text received and not yet passed (at most an unfinished sentence, or a long run without one).
     private(set) var held = ""
@@ -33,10 +37,11 @@ struct OutputGate: Sendable {
     static let longestHeld = 400
     static let removedSentence = "[This sentence was removed because it breaks the content policy.]"
 
-    init(scrubber: PIIScrubber?, shared: Set<String>, moderator: LocalModerator?) {
+    init(scrubber: PIIScrubber?, shared: Set<String>, moderator: LocalModerator?, sources: [String] = []) {
         self.scrubber = scrubber
         self.shared = shared
         self.moderator = moderator
+        self.sources = moderator == nil ? [] : sources.map { VerbatimMatch.normalized(Array($0.unicodeScalars)).scalars }
     }
 
     var isPassThrough: Bool { scrubber == nil && moderator == nil }
@@ -82,7 +87,11 @@ struct OutputGate: Sendable {
             for span in SentenceSplitter.sentences(in: scalars) {
                 let sentence = String(String.UnicodeScalarView(scalars[span.start..<span.end]))
                 kept += String(String.UnicodeScalarView(scalars[position..<span.start]))
-                let result = moderator.classify(sentence)
+                var result = moderator.classify(sentence)
+                if result.blocks, !sources.isEmpty {
+                    let own = withoutSourceQuotations(sentence)
+                    if own != sentence { result = moderator.classify(own) }
+                }
                 worstToxicity = max(worstToxicity, result.toxicity)
                 if result.blocks {
                     kept += Self.removedSentence
@@ -104,6 +113,40 @@ struct OutputGate: Sendable {
             text = scrubbed
         }
         return text
+    }
+
+    /// The sentence with each quotation that is verbatim in a source passage replaced by "…".
+    /// A quotation of several sentences reaches here cut in pieces: a closing mark with no
+    /// opening one before it ends a quotation that began in an earlier sentence, and an opening
+    /// mark with no closing one runs to the sentence's end.
+    private func withoutSourceQuotations(_ sentence: String) -> String {
+        var result = ""
+        var rest = Substring(sentence)
+        if let close = rest.firstIndex(of: "”"), !rest[..<close].contains("“") {
+            result += isFromSources(String(rest[..<close])) ? "…" : String(rest[..<close])
+            rest = rest[close...]
+        }
+        while let open = rest.firstIndex(where: { $0 == "“" || $0 == "\"" }) {
+            let closer: Character = rest[open] == "“" ? "”" : "\""
+            let inside = rest.index(after: open)
+            let close = rest[inside...].firstIndex(of: closer)
+            let quoted = String(rest[inside..<(close ?? rest.endIndex)])
+            result += rest[..<open]
+            if isFromSources(quoted) {
+                result += "“…”"
+            } else {
+                result += close.map { rest[open...$0] } ?? rest[open...]
+            }
+            guard let close else { return result }
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    private func isFromSources(_ quote: String) -> Bool {
+        let needle = VerbatimMatch.normalized(Array(quote.unicodeScalars)).scalars
+        guard needle.count >= 12 else { return false }
+        return sources.contains { VerbatimMatch.contains(needle, in: $0) }
     }
 
     /// Just after the last line break followed by a list marker or heading; 0 when none.

@@ -179,7 +179,7 @@ struct TurnPipeline: Sendable {
                                  command: plan.command?.rawValue, language: plan.language))
         // The provider calls the regrouping in the task that reads the model's connection: a token
         // crosses no task boundary between the model's stream and the delta it ends up in.
-        let gate = try outputGate(plan)
+        let gate = try outputGate(plan, sources: context.passages.map(\.text))
         let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, gate: gate,
                                          checkCitations: plan.template.safety.contains(.citations), emit: emit) { [checkpoints = engine.checkpoints] text in
             checkpoints.save(messageID: plan.replyMessage.id, text: text)
@@ -259,7 +259,7 @@ struct TurnPipeline: Sendable {
     }
 
     /// The gate the reply passes through before it is sent, or nil when no output stage is on.
-    private func outputGate(_ plan: TurnPlan) throws -> OutputGate? {
+    private func outputGate(_ plan: TurnPlan, sources: [String]) throws -> OutputGate? {
         let stages = plan.template.safety
         guard stages.contains(.pii) || stages.contains(.moderation) else { return nil }
         var scrubber: PIIScrubber?
@@ -273,7 +273,8 @@ struct TurnPipeline: Sendable {
             for message in plan.history where message.role == .user { shared.formUnion(tools.sharedKeys(in: message.content)) }
             shared.formUnion(tools.sharedKeys(in: plan.userMessage.content))
         }
-        return OutputGate(scrubber: scrubber, shared: shared, moderator: stages.contains(.moderation) ? engine.safety.local : nil)
+        return OutputGate(scrubber: scrubber, shared: shared, moderator: stages.contains(.moderation) ? engine.safety.local : nil,
+                          sources: sources)
     }
 
     /// Stage 4: checks of the whole answer once it is complete: groundedness against the passages

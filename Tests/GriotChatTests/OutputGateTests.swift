@@ -50,4 +50,21 @@ import Testing
         #expect(out.hasSuffix("We rebuilt."))
         #expect(gate.removedSentences >= 1)
     }
+
+    @Test func aQuotationFromTheArchiveIsJudgedAsTheArchivesNotTheModels() {
+        let words = "You are a worthless idiot and I will kill you and your whole family."
+        let passage = "The night riders stopped at the gate. One of them said, \(words) Then they rode off."
+        let quoting = "“\(words)” [1] "
+        // Without the passage, the sentence is over the policy and goes.
+        var unsourced = OutputGate(scrubber: nil, shared: [], moderator: LocalModerator())
+        #expect(pass([quoting, "Papa never forgot it."], gate: &unsourced).joined().contains(OutputGate.removedSentence))
+        // Quoted from a passage the model was given, it is the archive's record and stays.
+        var gate = OutputGate(scrubber: nil, shared: [], moderator: LocalModerator(), sources: [passage])
+        let kept = pass([quoting, "Papa never forgot it."], gate: &gate).joined()
+        #expect(kept.hasPrefix(quoting), "\(kept)")
+        #expect(gate.removedSentences == 0)
+        // The same words as the model's own, not quoted, are removed even so.
+        var own = OutputGate(scrubber: nil, shared: [], moderator: LocalModerator(), sources: [passage])
+        #expect(pass([words + " ", "Done."], gate: &own).joined().contains(OutputGate.removedSentence))
+    }
 }
