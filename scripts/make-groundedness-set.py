@@ -250,7 +250,8 @@ def cut(text, start, length):
 
 def make_copyright_cases(stories, rng):
     """Answers that copy a passage (450 characters verbatim or with a few words changed: flag)
-    or do not (300 characters verbatim, a reworded summary, another story's text: no flag)."""
+    or do not (300 characters verbatim, the same words reordered, another story's text: no
+    flag); and a sentence-by-sentence light rewording, reported without a verdict."""
     cases = []
     long_passages = [(s, p) for s in stories for p in s["passages"] if len(p) >= 900]
     rng.shuffle(long_passages)
@@ -267,13 +268,23 @@ def make_copyright_cases(stories, rng):
             tokens[i] = SYNONYMS.get(tokens[i].lower(), tokens[i] + "s" if rng.random() < 0.5 else "the")
         near = " ".join(tokens)
         copy300 = cut(passage, start, 300)
-        summary_sentences = [paraphrase(x, rng) for i, x in enumerate(sentences(passage)) if i % 3 != 2]
+        # The same words in another order: what a summary reusing the passage's vocabulary shares with it.
+        shuffled = []
+        for sentence in sentences(cut(passage, start, 480)):
+            tokens = sentence.split(" ")
+            rng.shuffle(tokens)
+            shuffled.append(" ".join(tokens))
+        close = [paraphrase(x, rng) for x in sentences(passage)]
         unrelated = cut(rng.choice(others), 0, 500)
+        filler = cut(rng.choice(others), 0, 200)
+        # expected: 1 flag, 0 no flag, None reported only (a sentence-by-sentence light rewording
+        # keeps most of the passage's character shingles; whether that is copying is the coach's call).
         for kind, output, expected in [("verbatim_450", lead + copy450 + tail, 1),
                                        ("near_verbatim_450", lead + near + tail, 1),
-                                       ("verbatim_300", lead + copy300 + " " + " ".join(summary_sentences[:2]) + tail, 0),
-                                       ("reworded_summary", lead + " ".join(summary_sentences) + tail, 0),
-                                       ("other_text", lead + unrelated + tail, 0)]:
+                                       ("verbatim_300", lead + copy300 + " " + filler + tail, 0),
+                                       ("same_words_reordered", lead + " ".join(shuffled) + tail, 0),
+                                       ("other_text", lead + unrelated + tail, 0),
+                                       ("close_rewording", lead + " ".join(close) + tail, None)]:
             cases.append({"passages": given, "output": output, "expected": expected, "kind": kind,
                           "source": story["source"]})
     return cases
