@@ -333,7 +333,7 @@ def main():
                 given = [passage] + same[:2] + [rng.choice(s["passages"]) for s in distractor_stories]
                 rng.shuffle(given)
                 joined = " ".join(given)
-                base = {"passages": given, "story": story["id"], "source": story["source"]}
+                base = {"passages": given, "passage": given.index(passage), "story": story["id"], "source": story["source"]}
                 rewritten = paraphrase(sentence, rng)
                 if len(words(rewritten)) < 5:
                     continue

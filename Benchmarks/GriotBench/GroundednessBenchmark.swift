@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GriotEmbedding
 import GriotSafety
+import GriotText
 
 /// The groundedness and copyright stages, measured on the perturbation sets that
 /// scripts/make-groundedness-set.py writes (scripts/bench-groundedness.sh runs it first).
@@ -42,7 +43,15 @@ struct GroundednessBenchmark: AsyncParsableCommand {
         // Every distinct text is embedded once up front; the scorer sees the same vectors it
         // would compute itself, and the set takes a minute instead of an hour.
         var texts = Set<String>()
-        for item in items { texts.insert(item.sentence); texts.formUnion(item.passages) }
+        var passageSentences: [String: [String]] = [:]
+        for item in items {
+            texts.insert(item.sentence)
+            texts.formUnion(item.passages)
+            for passage in item.passages where passageSentences[passage] == nil {
+                passageSentences[passage] = Self.sentences(of: passage)
+                texts.formUnion(passageSentences[passage]!)
+            }
+        }
         let ordered = Array(texts)
         let started = Date()
         let vectors = embedder.embed(ordered)
@@ -63,14 +72,16 @@ struct GroundednessBenchmark: AsyncParsableCommand {
             let sentenceVector = cache[item.sentence]!
             let cosine = item.passages.map { Self.dot(sentenceVector, cache[$0]!) }.max() ?? 0
             let atLexicalBest = lexical.passage.map { Double(Self.dot(sentenceVector, cache[item.passages[$0]]!)) } ?? 0
+            let sentenceCosine = item.passages.flatMap { passageSentences[$0]! }.map { Self.dot(sentenceVector, cache[$0]!) }.max() ?? 0
             rows.append(Row(item: item, score: full.score, lexical: lexical.lexical, cosine: Double(cosine),
-                            consistency: full.consistency, lexicalScore: lexical.score, bestLexicalCosine: atLexicalBest))
+                            consistency: full.consistency, lexicalScore: lexical.score, bestLexicalCosine: atLexicalBest,
+                            sentenceCosine: Double(sentenceCosine)))
         }
         report(rows)
         if let dump {
             let lines = rows.map { row in
-                String(format: "{\"kind\":\"%@\",\"source\":\"%@\",\"label\":%d,\"score\":%.5f,\"lexical\":%.5f,\"cosine\":%.5f,\"consistency\":%.5f,\"bestLexicalCosine\":%.5f}",
-                       row.item.kind, row.item.source ?? "", row.item.label, row.score, row.lexical, row.cosine, row.consistency, row.bestLexicalCosine)
+                String(format: "{\"kind\":\"%@\",\"source\":\"%@\",\"label\":%d,\"score\":%.5f,\"lexical\":%.5f,\"cosine\":%.5f,\"consistency\":%.5f,\"bestLexicalCosine\":%.5f,\"sentenceCosine\":%.5f}",
+                       row.item.kind, row.item.source ?? "", row.item.label, row.score, row.lexical, row.cosine, row.consistency, row.bestLexicalCosine, row.sentenceCosine)
             }
             try lines.joined(separator: "\n").write(toFile: dump, atomically: true, encoding: .utf8)
         }
@@ -82,7 +93,7 @@ struct GroundednessBenchmark: AsyncParsableCommand {
 
     struct Row {
         var item: GroundednessItem
-        var score, lexical, cosine, consistency, lexicalScore, bestLexicalCosine: Double
+        var score, lexical, cosine, consistency, lexicalScore, bestLexicalCosine, sentenceCosine: Double
     }
 
     private func report(_ rows: [Row]) {
@@ -90,7 +101,8 @@ struct GroundednessBenchmark: AsyncParsableCommand {
         let signals: [(String, (Row) -> Double)] = [
             ("score (ours)", { $0.score }),
             ("lexical only", { $0.lexical }),
-            ("semantic only (cosine)", { $0.cosine }),
+            ("semantic only (cosine, whole passage)", { $0.cosine }),
+            ("semantic only (cosine, best passage sentence)", { $0.sentenceCosine }),
             ("consistency only", { $0.consistency }),
             ("lexical x consistency (no embedder)", { $0.lexicalScore }),
         ]
@@ -105,24 +117,24 @@ struct GroundednessBenchmark: AsyncParsableCommand {
         let raised = rows.filter { $0.score > $0.lexicalScore + 1e-9 }
         print("the embedding raised the score on \(raised.count) items (\(raised.filter { $0.item.label == 1 }.count) supported, \(raised.filter { $0.item.label == 0 }.count) unsupported); "
               + "it moved \(raised.filter { ($0.score < GroundednessScore.threshold) != ($0.lexicalScore < GroundednessScore.threshold) }.count) across 0.4")
-        let peer = signals[1...3].map { ($0.0, Self.auc(rows, $0.1)) }.max { $0.1 < $1.1 }!
+        let peer = signals[1...4].map { ($0.0, Self.auc(rows, $0.1)) }.max { $0.1 < $1.1 }!
         print(String(format: "peer (best single signal): %@ %.4f; ours %.4f", peer.0, peer.1, Self.auc(rows, { $0.score })))
 
         print("\nper kind (paraphrase against that kind):")
-        print("| kind | items | AUC ours | AUC lexical | AUC cosine | AUC consistency | flagged < 0.4 | mean score |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| kind | items | AUC ours | AUC lexical | AUC cosine (passage) | AUC cosine (sentence) | AUC consistency | flagged < 0.4 | mean score |")
+        print("|---|---|---|---|---|---|---|---|---|")
         let positives = rows.filter { $0.item.label == 1 }
         for kind in ["paraphrase", "swap_name", "swap_date", "swap_number", "swap_place", "other_story"] {
             let these = rows.filter { $0.item.kind == kind }
             let flagged = Double(these.filter { $0.score < GroundednessScore.threshold }.count) / Double(max(1, these.count))
             let mean = these.map(\.score).reduce(0, +) / Double(max(1, these.count))
             if kind == "paraphrase" {
-                print(String(format: "| %@ | %d | | | | | %.1f%% (false flags) | %.3f |", kind, these.count, flagged * 100, mean))
+                print(String(format: "| %@ | %d | | | | | | %.1f%% (false flags) | %.3f |", kind, these.count, flagged * 100, mean))
                 continue
             }
             let pair = positives + these
-            print(String(format: "| %@ | %d | %.4f | %.4f | %.4f | %.4f | %.1f%% | %.3f |", kind, these.count,
-                         Self.auc(pair, { $0.score }), Self.auc(pair, { $0.lexical }), Self.auc(pair, { $0.cosine }),
+            print(String(format: "| %@ | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.1f%% | %.3f |", kind, these.count,
+                         Self.auc(pair, { $0.score }), Self.auc(pair, { $0.lexical }), Self.auc(pair, { $0.cosine }), Self.auc(pair, { $0.sentenceCosine }),
                          Self.auc(pair, { $0.consistency }), flagged * 100, mean))
         }
         for threshold in [0.3, GroundednessScore.threshold, 0.5] {
@@ -155,55 +167,68 @@ struct GroundednessBenchmark: AsyncParsableCommand {
 
     // MARK: - Time per answer
 
-    /// Answers of about 250 words (supported sentences with [n] markers and a closing
-    /// courtesy) against the 6 passages of an item, scored whole on one thread: cold (every
-    /// passage and sentence embedded in the call) and with the passage vectors at hand, as the
-    /// index already holds them.
+    /// Answers of about 250 words with [n] markers and a closing courtesy, against the 6
+    /// passages of an item, scored whole on one thread with the embedder called for real:
+    /// grounded answers (paraphrase sentences, mostly settled by their words) and ungrounded
+    /// ones (other stories' sentences, every one sent to the embedding with its candidate
+    /// passages' sentences), the worst case.
     private func timeAnswers(items: [GroundednessItem], embedder: SentenceEmbedder, cache: [String: [Float]]) throws {
-        let paraphrases = items.filter { $0.kind == "paraphrase" }
-        var answersMade: [(String, [String])] = []
-        var cursor = 0
-        for answerIndex in 0..<answers {
-            let passages = paraphrases[(answerIndex * 37) % paraphrases.count].passages
-            var words = 0
-            var sentences: [String] = []
-            while words < 250 {
-                let sentence = paraphrases[cursor % paraphrases.count].sentence
-                cursor += 1
-                sentences.append(String(sentence.dropLast()) + " [\(cursor % 6 + 1)].")
-                words += sentence.split(separator: " ").count
+        let withEmbedder = GroundednessScorer(embed: { embedder.embed($0) })
+        let wordsOnly = GroundednessScorer()
+        print("\ntime per answer (\(answers) answers of ~250 words, 6 passages, one thread, release):")
+        print("| answers | scorer | p50 ms | p95 ms | mean ms | sentences embedded per answer |")
+        print("|---|---|---|---|---|---|")
+        for kind in ["paraphrase", "other_story"] {
+            let pool = items.filter { $0.kind == kind }
+            // A grounded answer's sentences paraphrase its own six passages (cited correctly);
+            // an ungrounded one's come from other stories.
+            var bySource: [String: [String]] = [:]
+            for item in items where item.kind == "paraphrase" {
+                if let source = item.passage { bySource[item.passages[source], default: []].append(item.sentence) }
             }
-            sentences.append("I hope this helps.")
-            answersMade.append((sentences.joined(separator: " "), passages))
+            var made: [(String, [String])] = []
+            var cursor = 0
+            for answerIndex in 0..<answers {
+                let passages = pool[(answerIndex * 37) % pool.count].passages
+                let own = passages.enumerated().flatMap { index, passage in (bySource[passage] ?? []).map { ($0, index) } }
+                var words = 0
+                var sentences: [String] = []
+                while words < 250 {
+                    let (sentence, cites) = kind == "paraphrase" && !own.isEmpty
+                        ? own[cursor % own.count] : (pool[cursor % pool.count].sentence, cursor % 6)
+                    cursor += 1
+                    sentences.append(String(sentence.dropLast()) + " [\(cites + 1)].")
+                    words += sentence.split(separator: " ").count
+                }
+                sentences.append("I hope this helps.")
+                made.append((sentences.joined(separator: " "), passages))
+            }
+            _ = withEmbedder.score(answer: made[0].0, passages: made[0].1)  // OpenBLAS's first-call setup
+            for (name, scorer) in [("with embedder", withEmbedder), ("words only", wordsOnly)] {
+                var times: [Double] = []
+                var consulted = 0
+                for (answer, passages) in made {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    let result = scorer.score(answer: answer, passages: passages)
+                    times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                    consulted += result.sentences.filter { $0.semantic != nil }.count
+                }
+                times.sort()
+                print(String(format: "| %@ | %@ | %.1f | %.1f | %.1f | %.1f |", kind == "paraphrase" ? "grounded" : "ungrounded", name,
+                             times[times.count / 2], times[min(times.count - 1, times.count * 95 / 100)],
+                             times.reduce(0, +) / Double(times.count), Double(consulted) / Double(made.count)))
+            }
         }
-        let cold = GroundednessScorer(embed: { embedder.embed($0) })
-        // Only the passages' vectors: the answer's sentences are embedded in the call.
-        var passageTexts = Set<String>()
-        for item in items { passageTexts.formUnion(item.passages) }
-        let passageCache = cache.filter { passageTexts.contains($0.key) }
-        let warm = GroundednessScorer(embed: { batch in
-            let missing = batch.filter { passageCache[$0] == nil }
-            let fresh = Dictionary(zip(missing, embedder.embed(missing)), uniquingKeysWith: { a, _ in a })
-            return batch.map { passageCache[$0] ?? fresh[$0]! }
-        })
-        let sentencesOnly = GroundednessScorer()
-        _ = cold.score(answer: answersMade[0].0, passages: answersMade[0].1)  // loads OpenBLAS's buffers
-        print("\ntime per answer (\(answersMade.count) answers of ~250 words, 6 passages, one thread, release):")
-        print("| embedding | p50 ms | p95 ms | mean ms |")
-        print("|---|---|---|---|")
-        for (name, scorer) in [("all (passages and sentences embedded in the call)", cold),
-                               ("sentences only (passage vectors from the index)", warm),
-                               ("none (lexical and consistency only)", sentencesOnly)] {
-            var times: [Double] = []
-            for (answer, passages) in answersMade {
-                let start = DispatchTime.now().uptimeNanoseconds
-                let result = scorer.score(answer: answer, passages: passages)
-                times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                precondition(result.sentences.count > 1)
-            }
-            times.sort()
-            print(String(format: "| %@ | %.1f | %.1f | %.1f |", name, times[times.count / 2],
-                         times[min(times.count - 1, times.count * 95 / 100)], times.reduce(0, +) / Double(times.count)))
+    }
+
+    /// A passage's sentences of three words or more, split as the scorer splits them.
+    static func sentences(of passage: String) -> [String] {
+        let scalars = Array(passage.unicodeScalars)
+        return SentenceSplitter.sentences(in: scalars).compactMap { span in
+            var text = String.UnicodeScalarView()
+            text.append(contentsOf: scalars[span.start..<span.end])
+            let sentence = String(text)
+            return sentence.split(separator: " ").count >= 3 ? sentence : nil
         }
     }
 
@@ -253,6 +278,8 @@ struct GroundednessBenchmark: AsyncParsableCommand {
         var label: Int
         var kind: String
         var source: String?
+        /// Index of the passage the sentence was drawn from.
+        var passage: Int?
     }
 
     struct CopyrightCase: Decodable {

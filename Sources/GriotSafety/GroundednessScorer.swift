@@ -8,8 +8,9 @@ public struct SentenceGroundedness: Codable, Sendable, Equatable {
     public var score: Double
     /// The share of the sentence's content words (stemmed) found in its best passage.
     public var lexical: Double
-    /// The best passage's embedding cosine, rescaled to [0, 1]; nil without an embedder, and
-    /// when every content word is in a passage already (the embedding could only agree).
+    /// The best embedding cosine of the sentence against the best passage's sentences, rescaled
+    /// to [0, 1]; nil when not consulted: without an embedder, when the words alone reach the
+    /// threshold, or when a fact is missing (the score stays under the threshold regardless).
     public var semantic: Double?
     /// 1 when every name, number, date and place of the sentence is in some passage; each one
     /// that is not multiplies it by `GroundednessScorer.missingFactFactor`.
@@ -62,11 +63,10 @@ public struct GroundednessScorer: Sendable {
     /// What one unsupported fact multiplies the score by: one invented year or name is enough
     /// to fall under the threshold from any support.
     public static let missingFactFactor = 0.35
-    /// Cosines of MiniLM between a sentence and a ~150-word passage: up to about
-    /// `semanticFloor` for another story's sentence on a like subject (its 90th percentile in the
-    /// perturbation set is 0.38), `semanticCeiling` and above for a close restatement.
-    static let semanticFloor: Float = 0.30
-    static let semanticCeiling: Float = 0.70
+    /// MiniLM cosines between two sentences: up to about `semanticFloor` for sentences on a
+    /// like subject that say different things, `semanticCeiling` and above for a restatement.
+    static let semanticFloor: Float = 0.40
+    static let semanticCeiling: Float = 0.80
     /// The embedding's share when it speaks for a sentence in other words than the passage's.
     static let semanticWeight = 0.5
 
@@ -86,21 +86,16 @@ public struct GroundednessScorer: Sendable {
         let citations = cited.isEmpty ? parsed.cited : cited
         let evidence = Evidence(passages: passages, analyzer: analyzer)
         let claims = parsed.sentences.map { Claim($0, analyzer: analyzer) }
-        let vectors = embedAll(passages: passages, claims: claims, evidence: evidence)
-        var sentences: [SentenceGroundedness] = []
-        for (index, claim) in claims.enumerated() {
-            let preferred = (citations[index] ?? []).filter { passages.indices.contains($0) }
-            sentences.append(judge(claim, evidence, passageVectors: vectors?.passages,
-                                   sentenceVector: vectors?.sentences[index], preferred: preferred))
-        }
+        let preferred = claims.indices.map { (citations[$0] ?? []).filter { passages.indices.contains($0) } }
+        let semantic = semanticSupport(claims, evidence, preferred: preferred)
+        let sentences = claims.indices.map { judge(claims[$0], evidence, semantic: semantic[$0], preferred: preferred[$0]) }
         return GroundednessScore(answer: Self.aggregate(sentences), sentences: sentences)
     }
 
     public func score(sentence: String, passages: [String]) -> SentenceGroundedness {
         let evidence = Evidence(passages: passages, analyzer: analyzer)
         let claim = Claim(GroundedAnswer(sentence).sentences.joined(separator: " "), analyzer: analyzer)
-        let vectors = embedAll(passages: passages, claims: [claim], evidence: evidence)
-        return judge(claim, evidence, passageVectors: vectors?.passages, sentenceVector: vectors?.sentences[0], preferred: [])
+        return judge(claim, evidence, semantic: semanticSupport([claim], evidence, preferred: [[]])[0], preferred: [])
     }
 
     /// The answer's score: the claims' mean (weighted by their content words) pulled toward
@@ -120,9 +115,8 @@ public struct GroundednessScorer: Sendable {
 
     // MARK: - One sentence
 
-    private func judge(_ claim: Claim, _ evidence: Evidence, passageVectors: [[Float]]?, sentenceVector: [Float]?,
-                       preferred: [Int]) -> SentenceGroundedness {
-        let unsupported = claim.facts.filter { fact in !fact.keys.contains { evidence.factKeys.contains($0) } }.map(\.text)
+    private func judge(_ claim: Claim, _ evidence: Evidence, semantic: [Int: Double]?, preferred: [Int]) -> SentenceGroundedness {
+        let unsupported = evidence.unsupported(claim)
         let consistency = pow(Self.missingFactFactor, Double(unsupported.count))
         guard claim.isClaim else {
             return SentenceGroundedness(text: claim.text, score: 1, lexical: 0, semantic: nil, consistency: consistency,
@@ -130,14 +124,10 @@ public struct GroundednessScorer: Sendable {
         }
         func support(_ index: Int) -> (support: Double, lexical: Double, semantic: Double?) {
             let lexical = claim.lexical(evidence.terms[index])
-            guard let sentenceVector, let passageVectors, passageVectors.indices.contains(index) else {
-                return (lexical, lexical, nil)
-            }
-            let cosine = Self.dot(sentenceVector, passageVectors[index])
-            let semantic = Double(min(1, max(0, (cosine - Self.semanticFloor) / (Self.semanticCeiling - Self.semanticFloor))))
-            // The embedding can vouch for words the passage does not use; it cannot take away
-            // support the words already have (a cosine against a whole passage is diluted).
-            return (max(lexical, (1 - Self.semanticWeight) * lexical + Self.semanticWeight * semantic), lexical, semantic)
+            guard let similarity = semantic?[index] else { return (lexical, lexical, nil) }
+            // The embedding vouches for words the passage does not use; it never takes away
+            // support the words already give.
+            return (max(lexical, (1 - Self.semanticWeight) * lexical + Self.semanticWeight * similarity), lexical, similarity)
         }
         var best: (index: Int, support: Double, lexical: Double, semantic: Double?)?
         // A cited passage that supports the sentence is its evidence; otherwise any passage may.
@@ -154,19 +144,42 @@ public struct GroundednessScorer: Sendable {
                                     passage: best?.index, isClaim: true, unsupported: unsupported)
     }
 
-    /// One call for the passages and the sentences the words alone do not fully support; none
-    /// when every sentence's content words are all in some passage.
-    private func embedAll(passages: [String], claims: [Claim], evidence: Evidence) -> (passages: [[Float]], sentences: [[Float]?])? {
-        guard let embed, !passages.isEmpty else { return nil }
-        let checked = claims.indices.filter { index in
-            claims[index].isClaim && !evidence.terms.contains { claims[index].lexical($0) >= 1 }
+    /// For each claim the words leave under the threshold (and whose facts are all found, since
+    /// one missing fact keeps it under whatever the embedding says): the best cosine of the
+    /// claim against the sentences of its candidate passages (the cited ones and the two with
+    /// the most words in common), rescaled to [0, 1], by passage. Sentence against sentence,
+    /// because a sentence's cosine against a whole passage is diluted by everything else the
+    /// passage says. One embedding call per answer, none when the words suffice.
+    private func semanticSupport(_ claims: [Claim], _ evidence: Evidence, preferred: [[Int]]) -> [[Int: Double]?] {
+        var result = [[Int: Double]?](repeating: nil, count: claims.count)
+        guard let embed, !evidence.terms.isEmpty else { return result }
+        var candidates: [Int: [Int]] = [:]
+        for (index, claim) in claims.enumerated() where claim.isClaim && evidence.unsupported(claim).isEmpty {
+            let lexical = evidence.terms.map { claim.lexical($0) }
+            guard let best = lexical.max(), best < GroundednessScore.threshold else { continue }
+            let closest = lexical.indices.sorted { lexical[$0] != lexical[$1] ? lexical[$0] > lexical[$1] : $0 < $1 }.prefix(2)
+            candidates[index] = Array(Set(preferred[index] + closest)).sorted()
         }
-        guard !checked.isEmpty else { return nil }
-        let vectors = embed(passages + checked.map { claims[$0].text })
-        guard vectors.count == passages.count + checked.count else { return nil }
-        var sentences = [[Float]?](repeating: nil, count: claims.count)
-        for (offset, index) in checked.enumerated() { sentences[index] = vectors[passages.count + offset] }
-        return (Array(vectors[..<passages.count]), sentences)
+        guard !candidates.isEmpty else { return result }
+        let passagesUsed = Set(candidates.values.joined()).sorted()
+        var texts = candidates.keys.sorted().map { claims[$0].text }
+        var ranges: [Int: Range<Int>] = [:]
+        for passage in passagesUsed {
+            let sentences = evidence.sentences(passage)
+            ranges[passage] = texts.count..<(texts.count + sentences.count)
+            texts += sentences
+        }
+        let vectors = embed(texts)
+        guard vectors.count == texts.count else { return result }
+        for (offset, claim) in candidates.keys.sorted().enumerated() {
+            var byPassage: [Int: Double] = [:]
+            for passage in candidates[claim]! {
+                let cosine = ranges[passage]!.map { Self.dot(vectors[offset], vectors[$0]) }.max() ?? 0
+                byPassage[passage] = Double(min(1, max(0, (cosine - Self.semanticFloor) / (Self.semanticCeiling - Self.semanticFloor))))
+            }
+            result[claim] = byPassage
+        }
+        return result
     }
 
     private static func dot(_ a: [Float], _ b: [Float]?) -> Float {
@@ -179,12 +192,30 @@ public struct GroundednessScorer: Sendable {
 
 /// The passages as the scorer looks them up: content terms per passage, fact keys of all.
 private struct Evidence {
+    var passages: [String]
     var terms: [Set<String>]
     var factKeys: Set<String>
 
     init(passages: [String], analyzer: TextAnalyzer) {
+        self.passages = passages
         terms = passages.map { Set(analyzer.terms(in: $0)) }
         factKeys = passages.reduce(into: Set<String>()) { $0.formUnion(GroundedFacts.keys(inPassage: $1)) }
+    }
+
+    /// The claim's names, numbers, dates and places that no passage has.
+    func unsupported(_ claim: Claim) -> [String] {
+        claim.facts.filter { fact in !fact.keys.contains { factKeys.contains($0) } }.map(\.text)
+    }
+
+    /// A passage's sentences of three words or more, as the embedding compares them.
+    func sentences(_ passage: Int) -> [String] {
+        let scalars = Array(passages[passage].unicodeScalars)
+        return SentenceSplitter.sentences(in: scalars).compactMap { span in
+            var text = String.UnicodeScalarView()
+            text.append(contentsOf: scalars[span.start..<span.end])
+            let sentence = String(text)
+            return sentence.split(separator: " ").count >= 3 ? sentence : nil
+        }
     }
 }
 

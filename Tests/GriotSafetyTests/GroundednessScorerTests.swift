@@ -43,6 +43,15 @@ struct GroundednessScorerTests {
         #expect(result.passage == 1)
     }
 
+    @Test func theEmbeddingVouchesForARestatementTheWordsMiss() {
+        let sentence = "She put aside all her earnings from the night cleaning job to buy equipment for sewing."
+        let withWordsOnly = GroundednessScorer().score(sentence: sentence, passages: passages)
+        let result = scorer.score(sentence: sentence, passages: passages)
+        #expect(withWordsOnly.score < GroundednessScore.threshold)
+        #expect(result.score >= GroundednessScore.threshold)
+        #expect(result.passage == 0)
+    }
+
     @Test func aSwappedYearIsNotGrounded() {
         let result = scorer.score(sentence: "She rode the train from Pine Bluff to Chicago in 1952 and wept for most of the trip.",
                                   passages: passages)
