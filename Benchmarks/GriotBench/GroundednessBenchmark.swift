@@ -85,6 +85,7 @@ struct GroundednessBenchmark: AsyncParsableCommand {
             }
             try lines.joined(separator: "\n").write(toFile: dump, atomically: true, encoding: .utf8)
         }
+        answerLevel(items: items, scorer: scorer)
         try timeAnswers(items: items, embedder: embedder, cache: cache)
         try compareCopyright()
     }
@@ -163,6 +164,52 @@ struct GroundednessBenchmark: AsyncParsableCommand {
             index = end + 1
         }
         return (rankSum - positives * (positives + 1) / 2) / (positives * negatives)
+    }
+
+    // MARK: - Whole answers
+
+    /// The answer-level flag on answers built from the set: the paraphrases of one item's six
+    /// passages (its own first), 3 sentences or ~250 words, then the same answer with the
+    /// item's own sentence replaced by its swapped or other-story version, and with
+    /// courtesies added. How often each is flagged under 0.4.
+    private func answerLevel(items: [GroundednessItem], scorer: GroundednessScorer) {
+        var bySource: [String: [String]] = [:]
+        for item in items where item.kind == "paraphrase" {
+            if let source = item.passage { bySource[item.passages[source], default: []].append(item.sentence) }
+        }
+        var groups: [[String]: [GroundednessItem]] = [:]
+        for item in items { groups[item.passages, default: []].append(item) }
+        let keys = groups.keys.sorted { $0.joined() < $1.joined() }
+        var counts: [String: (flagged: Int, total: Int)] = [:]
+        func count(_ name: String, _ answer: String, _ passages: [String]) {
+            let flagged = scorer.score(answer: answer, passages: passages).isLowGroundedness
+            counts[name, default: (0, 0)].flagged += flagged ? 1 : 0
+            counts[name, default: (0, 0)].total += 1
+        }
+        for passages in keys.prefix(400) {
+            let group = groups[passages]!
+            guard let own = group.first(where: { $0.kind == "paraphrase" }) else { continue }
+            let others = passages.flatMap { bySource[$0] ?? [] }.filter { $0 != own.sentence }
+            for (length, words) in [("3 sentences", 0), ("~250 words", 250)] {
+                var sentences = [own.sentence]
+                for sentence in others {
+                    if length == "3 sentences" ? sentences.count >= 3 : sentences.joined(separator: " ").split(separator: " ").count >= words { break }
+                    sentences.append(sentence)
+                }
+                count("grounded, \(length)", sentences.joined(separator: " "), passages)
+                count("grounded + courtesies, \(length)", (sentences + ["I hope this helps.", "The stories don't say more about it."]).joined(separator: " "), passages)
+                for bad in group where bad.label == 0 {
+                    let kind = bad.kind.hasPrefix("swap") ? "one swapped fact" : "one other-story sentence"
+                    count("\(kind), \(length)", ([bad.sentence] + sentences.dropFirst()).joined(separator: " "), passages)
+                }
+            }
+        }
+        print("\nwhole answers flagged (answer < 0.4), \(min(400, keys.count)) passage sets:")
+        print("| answer | flagged |")
+        print("|---|---|")
+        for (name, value) in counts.sorted(by: { $0.key < $1.key }) {
+            print(String(format: "| %@ | %d/%d (%.1f%%) |", name, value.flagged, value.total, 100 * Double(value.flagged) / Double(max(1, value.total))))
+        }
     }
 
     // MARK: - Time per answer

@@ -98,8 +98,10 @@ public struct GroundednessScorer: Sendable {
         return judge(claim, evidence, semantic: semanticSupport([claim], evidence, preferred: [[]])[0], preferred: [])
     }
 
-    /// The answer's score: the claims' mean (weighted by their content words) pulled toward
-    /// the weakest claim, so one invented sentence among two shows, among ten it is diluted.
+    /// The answer's score: the claims' mean (weighted by length) pulled toward the weakest
+    /// claim, so one unsupported sentence among two shows and among ten is diluted; but never
+    /// above a claim that states a name, number, date or place no passage has, since one
+    /// invented fact makes the whole answer inaccurate however long it is.
     static func aggregate(_ sentences: [SentenceGroundedness]) -> Double {
         let claims = sentences.filter(\.isClaim)
         guard let weakest = claims.map(\.score).min() else { return 1 }
@@ -110,7 +112,9 @@ public struct GroundednessScorer: Sendable {
             total += claim.score * w
             weight += w
         }
-        return min(1, max(0, 0.6 * (total / weight) + 0.4 * weakest))
+        let blended = 0.6 * (total / weight) + 0.4 * weakest
+        let invented = claims.filter { !$0.unsupported.isEmpty }.map(\.score).min() ?? 1
+        return min(1, max(0, min(blended, invented)))
     }
 
     // MARK: - One sentence

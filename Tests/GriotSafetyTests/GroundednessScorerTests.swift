@@ -108,6 +108,18 @@ struct GroundednessScorerTests {
         #expect(result.isLowGroundedness)
     }
 
+    @Test func oneInventedYearInALongAnswerFlagsTheTurn() {
+        let answer = """
+            Bernice Okafor came up from Pine Bluff on the Illinois Central [1]. She cleaned the \
+            Stockyards offices at night and saved every nickel for a sewing machine [1]. The machine \
+            was a black Singer, bought secondhand in 1953 [2]. She made wedding dresses on it for \
+            the women at Greater Bethel [2]. Theo painted the sign for her shop by hand [2].
+            """
+        let result = scorer.score(answer: answer, passages: passages)
+        #expect(result.sentences.filter { $0.score < GroundednessScore.threshold }.map(\.unsupported) == [["1953"]])
+        #expect(result.isLowGroundedness)
+    }
+
     @Test func withoutAnEmbedderTheScoreIsLexical() {
         let result = GroundednessScorer().score(sentence: "Bernice cleaned the Stockyards offices at night.", passages: passages)
         #expect(result.semantic == nil)
