@@ -20,8 +20,9 @@ public struct CopyrightFinding: Codable, Sendable, Equatable {
 /// Similarity is containment over exact 5-character shingles: the share of a window's
 /// shingles that the passage has, for every window of `minimumLength` normalised characters
 /// of the output. Containment rather than Jaccard, because a copied run is a small part of a
-/// long passage. Exact sets rather than MinHash: measured on 6 passages of ~1,000 characters
-/// they are faster and agree with themselves by definition (docs/benchmarks/groundedness.md).
+/// long passage. Exact sets rather than MinHash: against 6 passages of ~1,000 characters they
+/// took 0.4-0.7 ms a check and were right on 555 of 555 judged outputs, MinHash (128) 1.6-2.5 ms
+/// and 545 (docs/benchmarks/groundedness.md).
 ///
 /// ```swift
 /// let check = CopyrightCheck()
