@@ -1,29 +1,268 @@
-// INTERIM (not committed): API stand-in until the grounded branch lands.
 import Foundation
+import GriotText
+
+/// How well one sentence of an answer is supported by the passages the model was given.
 public struct SentenceGroundedness: Codable, Sendable, Equatable {
-    public var text: String; public var score: Double; public var lexical: Double; public var semantic: Double?; public var consistency: Double
-    public var passage: Int?; public var isClaim: Bool; public var unsupported: [String]
+    public var text: String
+    /// Support times consistency, in [0, 1].
+    public var score: Double
+    /// The share of the sentence's content words (stemmed) found in its best passage.
+    public var lexical: Double
+    /// The best embedding cosine of the sentence against the best passage's sentences, rescaled
+    /// to [0, 1]; nil when not consulted: without an embedder, when the words alone reach the
+    /// threshold, or when a fact is missing (the score stays under the threshold regardless).
+    public var semantic: Double?
+    /// 1 when every name, number, date and place of the sentence is in some passage; each one
+    /// that is not multiplies it by `GroundednessScorer.missingFactFactor`.
+    public var consistency: Double
+    /// Index into `passages` of the best support.
+    public var passage: Int?
+    /// False for sentences with nothing to check ("I hope this helps."); they do not count toward the answer.
+    public var isClaim: Bool
+    /// Names, numbers, dates and places found in no passage.
+    public var unsupported: [String]
+
+    public init(text: String, score: Double, lexical: Double, semantic: Double?, consistency: Double,
+                passage: Int?, isClaim: Bool, unsupported: [String]) {
+        self.text = text
+        self.score = score
+        self.lexical = lexical
+        self.semantic = semantic
+        self.consistency = consistency
+        self.passage = passage
+        self.isClaim = isClaim
+        self.unsupported = unsupported
+    }
 }
+
+/// How well a whole answer is supported; below `threshold` the turn carries the flag
+/// "AI may be inaccurate".
 public struct GroundednessScore: Codable, Sendable, Equatable {
+    /// In [0, 1]; 1 when no sentence makes a claim.
     public var answer: Double
     public var sentences: [SentenceGroundedness]
     public static let threshold = 0.4
     public var isLowGroundedness: Bool { answer < Self.threshold }
+
+    public init(answer: Double, sentences: [SentenceGroundedness]) {
+        self.answer = answer
+        self.sentences = sentences
+    }
 }
+
+/// Scores an answer's groundedness in the passages given to the model, without a model call:
+/// lexical overlap and embedding similarity say whether a passage supports a sentence; the
+/// names, numbers, dates and places the sentence states must each be found in some passage.
+///
+/// ```swift
+/// let embedder = try SentenceEmbedder()
+/// let scorer = GroundednessScorer(embed: { embedder.embed($0) })
+/// let result = scorer.score(answer: reply, passages: passages.map(\.text))   // result.isLowGroundedness
+/// ```
 public struct GroundednessScorer: Sendable {
-    public init(embed: (@Sendable ([String]) -> [[Float]])? = nil) {}
-    public func score(answer: String, passages: [String], cited: [Int: [Int]] = [:]) -> GroundednessScore {
-        let words = Set(passages.joined(separator: " ").lowercased().split(separator: " "))
-        let a = answer.lowercased().split(separator: " ")
-        let s = a.isEmpty ? 1 : Double(a.filter { words.contains($0) }.count) / Double(a.count)
-        return GroundednessScore(answer: s, sentences: [])
+    /// What one unsupported fact multiplies the score by: one invented year or name is enough
+    /// to fall under the threshold from any support.
+    public static let missingFactFactor = 0.35
+    /// MiniLM cosines between two sentences: up to about `semanticFloor` for sentences on a
+    /// like subject that say different things, `semanticCeiling` and above for a restatement.
+    static let semanticFloor: Float = 0.40
+    static let semanticCeiling: Float = 0.80
+    /// The embedding's share when it speaks for a sentence in other words than the passage's.
+    static let semanticWeight = 0.5
+
+    private let embed: (@Sendable ([String]) -> [[Float]])?
+    private let analyzer = TextAnalyzer()
+
+    /// `embed` returns L2-normalised vectors, as `SentenceEmbedder.embed` does; without it the
+    /// support is lexical only.
+    public init(embed: (@Sendable ([String]) -> [[Float]])? = nil) {
+        self.embed = embed
     }
+
+    /// `cited` maps a sentence's index to the passage indices (0-based) of its `[n]` markers;
+    /// without it the markers in `answer` are read. Cited passages are tried first.
+    public func score(answer: String, passages: [String], cited: [Int: [Int]] = [:]) -> GroundednessScore {
+        let parsed = GroundedAnswer(answer)
+        let citations = cited.isEmpty ? parsed.cited : cited
+        let evidence = Evidence(passages: passages, analyzer: analyzer)
+        let claims = parsed.sentences.map { Claim($0, analyzer: analyzer) }
+        let preferred = claims.indices.map { (citations[$0] ?? []).filter { passages.indices.contains($0) } }
+        let semantic = semanticSupport(claims, evidence, preferred: preferred)
+        let sentences = claims.indices.map { judge(claims[$0], evidence, semantic: semantic[$0], preferred: preferred[$0]) }
+        return GroundednessScore(answer: Self.aggregate(sentences), sentences: sentences)
+    }
+
     public func score(sentence: String, passages: [String]) -> SentenceGroundedness {
-        SentenceGroundedness(text: sentence, score: 1, lexical: 1, semantic: nil, consistency: 1, passage: nil, isClaim: true, unsupported: [])
+        let evidence = Evidence(passages: passages, analyzer: analyzer)
+        let claim = Claim(GroundedAnswer(sentence).sentences.joined(separator: " "), analyzer: analyzer)
+        return judge(claim, evidence, semantic: semanticSupport([claim], evidence, preferred: [[]])[0], preferred: [])
+    }
+
+    /// The answer's score: the claims' mean (weighted by length) pulled toward the weakest
+    /// claim, so one unsupported sentence among two shows and among ten is diluted; but never
+    /// above a claim that states a name, number, date or place no passage has, since one
+    /// invented fact makes the whole answer inaccurate however long it is.
+    static func aggregate(_ sentences: [SentenceGroundedness]) -> Double {
+        let claims = sentences.filter(\.isClaim)
+        guard let weakest = claims.map(\.score).min() else { return 1 }
+        var total = 0.0
+        var weight = 0.0
+        for claim in claims {
+            let w = Double(max(1, min(20, claim.text.split(separator: " ").count)))
+            total += claim.score * w
+            weight += w
+        }
+        let blended = 0.6 * (total / weight) + 0.4 * weakest
+        let invented = claims.filter { !$0.unsupported.isEmpty }.map(\.score).min() ?? 1
+        return min(1, max(0, min(blended, invented)))
+    }
+
+    // MARK: - One sentence
+
+    private func judge(_ claim: Claim, _ evidence: Evidence, semantic: [Int: Double]?, preferred: [Int]) -> SentenceGroundedness {
+        let unsupported = evidence.unsupported(claim)
+        let consistency = pow(Self.missingFactFactor, Double(unsupported.count))
+        guard claim.isClaim else {
+            return SentenceGroundedness(text: claim.text, score: 1, lexical: 0, semantic: nil, consistency: consistency,
+                                        passage: nil, isClaim: false, unsupported: [])
+        }
+        func support(_ index: Int) -> (support: Double, lexical: Double, semantic: Double?) {
+            let lexical = claim.lexical(evidence.terms[index])
+            guard let similarity = semantic?[index] else { return (lexical, lexical, nil) }
+            // The embedding vouches for words the passage does not use; it never takes away
+            // support the words already give.
+            return (max(lexical, (1 - Self.semanticWeight) * lexical + Self.semanticWeight * similarity), lexical, similarity)
+        }
+        var best: (index: Int, support: Double, lexical: Double, semantic: Double?)?
+        // A cited passage that supports the sentence is its evidence; otherwise any passage may.
+        for candidates in [preferred, Array(evidence.terms.indices)] where !candidates.isEmpty {
+            for index in candidates {
+                let found = support(index)
+                if best == nil || found.support > best!.support { best = (index, found.support, found.lexical, found.semantic) }
+            }
+            if let best, best.support * consistency >= GroundednessScore.threshold { break }
+        }
+        let supportScore = best?.support ?? 0
+        return SentenceGroundedness(text: claim.text, score: min(1, max(0, supportScore * consistency)),
+                                    lexical: best?.lexical ?? 0, semantic: best?.semantic, consistency: consistency,
+                                    passage: best?.index, isClaim: true, unsupported: unsupported)
+    }
+
+    /// For each claim the words leave under the threshold (and whose facts are all found, since
+    /// one missing fact keeps it under whatever the embedding says): the best cosine of the
+    /// claim against the sentences of its candidate passages (the cited ones and the two with
+    /// the most words in common), rescaled to [0, 1], by passage. Sentence against sentence,
+    /// because a sentence's cosine against a whole passage is diluted by everything else the
+    /// passage says. One embedding call per answer, none when the words suffice.
+    private func semanticSupport(_ claims: [Claim], _ evidence: Evidence, preferred: [[Int]]) -> [[Int: Double]?] {
+        var result = [[Int: Double]?](repeating: nil, count: claims.count)
+        guard let embed, !evidence.terms.isEmpty else { return result }
+        var candidates: [Int: [Int]] = [:]
+        for (index, claim) in claims.enumerated() where claim.isClaim && evidence.unsupported(claim).isEmpty {
+            let lexical = evidence.terms.map { claim.lexical($0) }
+            guard let best = lexical.max(), best < GroundednessScore.threshold else { continue }
+            let closest = lexical.indices.sorted { lexical[$0] != lexical[$1] ? lexical[$0] > lexical[$1] : $0 < $1 }.prefix(2)
+            candidates[index] = Array(Set(preferred[index] + closest)).sorted()
+        }
+        guard !candidates.isEmpty else { return result }
+        let passagesUsed = Set(candidates.values.joined()).sorted()
+        var texts = candidates.keys.sorted().map { claims[$0].text }
+        var ranges: [Int: Range<Int>] = [:]
+        for passage in passagesUsed {
+            let sentences = evidence.sentences(passage)
+            ranges[passage] = texts.count..<(texts.count + sentences.count)
+            texts += sentences
+        }
+        let vectors = embed(texts)
+        guard vectors.count == texts.count else { return result }
+        for (offset, claim) in candidates.keys.sorted().enumerated() {
+            var byPassage: [Int: Double] = [:]
+            for passage in candidates[claim]! {
+                let cosine = ranges[passage]!.map { Self.dot(vectors[offset], vectors[$0]) }.max() ?? 0
+                byPassage[passage] = Double(min(1, max(0, (cosine - Self.semanticFloor) / (Self.semanticCeiling - Self.semanticFloor))))
+            }
+            result[claim] = byPassage
+        }
+        return result
+    }
+
+    private static func dot(_ a: [Float], _ b: [Float]?) -> Float {
+        guard let b, a.count == b.count else { return 0 }
+        var sum: Float = 0
+        for i in a.indices { sum += a[i] * b[i] }
+        return sum
     }
 }
-public struct CopyrightFinding: Codable, Sendable, Equatable { public var similarity: Double; public var passage: Int; public var outputRange: Range<Int> }
-public struct CopyrightCheck: Sendable {
-    public init(minimumLength: Int = 400, threshold: Double = 0.9) {}
-    public func check(_ output: String, passages: [String]) -> CopyrightFinding? { nil }
+
+/// The passages as the scorer looks them up: content terms per passage, fact keys of all.
+private struct Evidence {
+    var passages: [String]
+    var terms: [Set<String>]
+    var factKeys: Set<String>
+
+    init(passages: [String], analyzer: TextAnalyzer) {
+        self.passages = passages
+        terms = passages.map { Set(analyzer.terms(in: $0)) }
+        factKeys = passages.reduce(into: Set<String>()) { $0.formUnion(GroundedFacts.keys(inPassage: $1)) }
+    }
+
+    /// The claim's names, numbers, dates and places that no passage has.
+    func unsupported(_ claim: Claim) -> [String] {
+        claim.facts.filter { fact in !fact.keys.contains { factKeys.contains($0) } }.map(\.text)
+    }
+
+    /// A passage's sentences of three words or more, as the embedding compares them.
+    func sentences(_ passage: Int) -> [String] {
+        let scalars = Array(passages[passage].unicodeScalars)
+        return SentenceSplitter.sentences(in: scalars).compactMap { span in
+            var text = String.UnicodeScalarView()
+            text.append(contentsOf: scalars[span.start..<span.end])
+            let sentence = String(text)
+            return sentence.split(separator: " ").count >= 3 ? sentence : nil
+        }
+    }
+}
+
+/// One answer sentence, analysed: its content terms (framing words such as "recalled" or
+/// "according to the story" left out), its facts, and whether it claims anything at all.
+private struct Claim {
+    var text: String
+    var terms: Set<String>
+    var facts: [GroundedFacts.Mention]
+    var isClaim: Bool
+
+    init(_ text: String, analyzer: TextAnalyzer) {
+        self.text = text
+        terms = Set(analyzer.terms(in: text)).subtracting(Self.framing)
+        facts = GroundedFacts.mentions(in: text)
+        let isQuestion = text.hasSuffix("?")
+        // "I hope this helps." and "The stories don't say." have no content left to check.
+        isClaim = !facts.isEmpty || (!isQuestion && !terms.subtracting(Self.conversational).isEmpty)
+    }
+
+    /// The share of the content terms that a passage has.
+    func lexical(_ passage: Set<String>) -> Double {
+        terms.isEmpty ? 0 : Double(terms.filter { passage.contains($0) }.count) / Double(terms.count)
+    }
+
+    /// Stems of the words an answer uses to attribute what it reports to the stories.
+    static let framing: Set<String> = {
+        let analyzer = TextAnalyzer()
+        return Set(analyzer.terms(in: """
+            according story stories storyteller passage passages transcript recording interview
+            recalled recalls remembered remembers says said say mentioned mentions describes described
+            tells told explains explained shares shared notes noted family's
+            """))
+    }()
+
+    /// Stems of words that make an utterance about the conversation, not about the stories.
+    static let conversational: Set<String> = {
+        let analyzer = TextAnalyzer()
+        return Set(analyzer.terms(in: """
+            hope helps help glad happy sure know let like would want ask asking question questions
+            anything else more information details detail clear unclear specify specific provided provide
+            don't doesn't isn't aren't can't unfortunately sorry thank thanks great good wonderful interesting
+            feel free certainly course indeed however answer find found mention
+            """))
+    }()
 }
