@@ -1,6 +1,7 @@
 import Foundation
 import GriotEmbedding
 import GriotSafety
+import Synchronization
 
 /// The scorers the safety stages use, built once per engine. An assistant's prompt front matter
 /// (`safety: [moderation, crisis, pii, citations, groundedness, copyright]`) says which stages
@@ -36,9 +37,33 @@ public struct SafetyTools: Sendable {
         return SafetyTools(moderator: remote, embed: embedding(embedder))
     }
 
-    /// The embedder as the groundedness scorer takes it.
+    /// The embedder as the groundedness scorer takes it, with a cache: the scorer embeds the
+    /// sentences of the passages a turn retrieved, and the same passages come back turn after turn.
     static func embedding(_ embedder: SentenceEmbedder?) -> (@Sendable ([String]) -> [[Float]])? {
         guard let embedder else { return nil }
-        return { texts in embedder.embed(texts) }
+        let cache = EmbeddingCache()
+        return { texts in cache.vectors(for: texts) { embedder.embed($0) } }
+    }
+}
+
+/// Sentence vectors by text, for the groundedness stage; emptied when it reaches its size
+/// (4,096 sentences, about 6 MB), which is simpler than LRU and enough for recurring passages.
+final class EmbeddingCache: Sendable {
+    static let capacity = 4096
+    private let stored = Mutex<[String: [Float]]>([:])
+
+    func vectors(for texts: [String], embed: ([String]) -> [[Float]]) -> [[Float]] {
+        var found = stored.withLock { cache in texts.map { cache[$0] } }
+        let missing = Array(Set(texts.indices.filter { found[$0] == nil }.map { texts[$0] }))
+        guard !missing.isEmpty else { return found.map { $0! } }
+        let made = embed(missing)
+        guard made.count == missing.count else { return embed(texts) }
+        let fresh = Dictionary(zip(missing, made), uniquingKeysWith: { first, _ in first })
+        stored.withLock { cache in
+            if cache.count + fresh.count > Self.capacity { cache.removeAll(keepingCapacity: true) }
+            cache.merge(fresh) { old, _ in old }
+        }
+        for index in texts.indices where found[index] == nil { found[index] = fresh[texts[index]] }
+        return found.map { $0! }
     }
 }

@@ -67,6 +67,9 @@ public struct GroundednessScorer: Sendable {
     /// like subject that say different things, `semanticCeiling` and above for a restatement.
     static let semanticFloor: Float = 0.40
     static let semanticCeiling: Float = 0.80
+    /// At most this many claims per answer are compared by embedding.
+    public static let mostEmbeddedClaims = 6
+
     /// The embedding's share when it speaks for a sentence in other words than the passage's.
     static let semanticWeight = 0.5
 
@@ -165,6 +168,16 @@ public struct GroundednessScorer: Sendable {
             candidates[index] = Array(Set(preferred[index] + closest)).sorted()
         }
         guard !candidates.isEmpty else { return result }
+        // A reply that strays from its passages altogether would embed every sentence of them
+        // for every claim: the claims nearest to support are the ones the embedding can lift,
+        // so only the best few are embedded (one answer's cost stays bounded under load).
+        if candidates.count > Self.mostEmbeddedClaims {
+            let nearest = candidates.keys.sorted { a, b in
+                let (la, lb) = (evidence.terms.map { claims[a].lexical($0) }.max() ?? 0, evidence.terms.map { claims[b].lexical($0) }.max() ?? 0)
+                return la != lb ? la > lb : a < b
+            }.prefix(Self.mostEmbeddedClaims)
+            candidates = candidates.filter { nearest.contains($0.key) }
+        }
         let passagesUsed = Set(candidates.values.joined()).sorted()
         var texts = candidates.keys.sorted().map { claims[$0].text }
         var ranges: [Int: Range<Int>] = [:]
