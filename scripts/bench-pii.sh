@@ -15,7 +15,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 data="${GRIOT_SHARED_DATA:-../shared/data}"
 VENV="${GRIOT_PII_VENV:-$HOME/.cache/griot/pii-venv}"
-PYTHON="${PYTHON:-python3}"
 
 PINS=(
     scrubadub==2.0.1
@@ -44,34 +43,9 @@ PINS=(
     tzlocal==5.4.5
 )
 
-log() { printf 'bench-pii: %s\n' "$*" >&2; }
-venv_python="$VENV/bin/python"
-
-# Succeeds when the venv's python runs and reports every pinned version.
-venv_ok() {
-    [ -x "$venv_python" ] || return 1
-    "$venv_python" - "${PINS[@]}" <<'PY' >/dev/null 2>&1
-import sys
-from importlib.metadata import version
-for pin in sys.argv[1:]:
-    name, wanted = pin.split("==")
-    assert version(name) == wanted, pin
-import scrubadub
-PY
-}
-
 peer=()
 if [ -z "${GRIOT_PII_NO_PEER:-}" ]; then
-    if ! venv_ok; then
-        [ -d "$VENV" ] && { log "rebuilding $VENV (missing, changed or incomplete)"; rm -rf "$VENV"; }
-        log "creating $VENV"
-        mkdir -p "$(dirname "$VENV")"
-        "$PYTHON" -m venv "$VENV"
-        "$venv_python" -m pip --disable-pip-version-check --quiet install "${PINS[@]}" >&2
-        venv_ok || { log "error: the venv does not report the pinned versions after installing"; exit 1; }
-        log "venv ready"
-    fi
-    peer=(--peer-python "$venv_python")
+    peer=(--peer-python "$(scripts/pinned-venv.sh --allow-source "$VENV" scrubadub "${PINS[@]}" | tail -n 1)")
 fi
 
 swift build -c release --product griot-bench >&2

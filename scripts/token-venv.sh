@@ -11,7 +11,6 @@
 set -euo pipefail
 
 VENV="${GRIOT_TOKEN_VENV:-$HOME/.cache/griot/token-venv}"
-PYTHON="${PYTHON:-python3}"
 
 # tiktoken and what pip resolved for it on 2026-11 (Python 3.11, Debian 12).
 PINS=(
@@ -24,41 +23,4 @@ PINS=(
     urllib3==2.8.0
 )
 
-log() { printf 'token-venv: %s\n' "$*" >&2; }
-
-venv_python="$VENV/bin/python"
-
-# Succeeds when the venv's python runs and reports every pinned version.
-venv_ok() {
-    [ -x "$venv_python" ] || return 1
-    "$venv_python" - "${PINS[@]}" <<'PY' >/dev/null 2>&1
-import sys
-from importlib.metadata import version
-for pin in sys.argv[1:]:
-    name, wanted = pin.split("==")
-    assert version(name) == wanted, pin
-import tiktoken
-PY
-}
-
-if venv_ok; then
-    log "venv already set up"
-    echo "$venv_python"
-    exit 0
-fi
-
-if [ -d "$VENV" ]; then
-    log "rebuilding $VENV (missing, changed or incomplete)"
-    rm -rf "$VENV"
-fi
-log "creating $VENV"
-mkdir -p "$(dirname "$VENV")"
-"$PYTHON" -m venv "$VENV"
-"$venv_python" -m pip --disable-pip-version-check --quiet install --only-binary=:all: "${PINS[@]}" >&2
-
-if ! venv_ok; then
-    log "error: the venv does not report the pinned versions after installing"
-    exit 1
-fi
-log "venv ready"
-echo "$venv_python"
+exec "$(dirname "$0")/pinned-venv.sh" "$VENV" tiktoken "${PINS[@]}"
