@@ -394,10 +394,173 @@ struct ModerationReading {
             }
             return
         }
+        if let sign = passiveSign(in: range) {
+            raise(\.selfHarm, 0.85, "self-harm: \(sign)")
+            return
+        }
         for pattern in Self.mentionPhrases where sentenceContains(range, pattern) {
             raise(\.selfHarm, 0.15, "suicide mentioned in the third person or as history")
             return
         }
+    }
+
+    // MARK: Passive ideation and preparation
+
+    /// Whose words a crisis sign must be: the speaker's ("I won't be around much longer"), someone
+    /// else's relief at the speaker's absence ("they'd be better off if I…"), or said with no
+    /// person at all ("there's no reason to keep going").
+    enum CrisisSpeaker { case me, others, anyone }
+
+    struct CrisisSign {
+        var words: [String]
+        var speaker: CrisisSpeaker
+        /// Signs that only mean it when negated: "no reason to keep going".
+        var needsNegation = false
+        /// Words that, right after the sign, make it an idiom: "I wish I wasn't here *at* this meeting".
+        var notFollowedBy: Set<String> = []
+        /// Continuations one of which must follow: "nobody would notice if I" + "disappeared".
+        var then: [[String]] = []
+    }
+
+    private static let gone: [[String]] = [
+        ["disappeared"], ["died"], ["vanished"], ["was", "gone"], ["were", "gone"], ["was", "dead"], ["were", "dead"],
+        ["was", "not", "here"], ["were", "not", "here"], ["was", "not", "around"], ["were", "not", "around"],
+        ["stopped", "existing"], ["did", "not", "wake", "up"], ["never", "woke", "up"], ["left", "forever"],
+    ]
+    private static let placeAfterHere: Set<String> = ["at", "in", "on", "for", "with", "right", "today", "tonight", "this", "during", "though"]
+    private static let continuations: Set<String> = ["with", "on", "at", "in", "to", "down", "through", "after", "for", "today", "tonight"]
+
+    /// The ways people say they are leaving, or getting ready to, without naming suicide; the
+    /// speaker and tense are checked so a relative's story and an idiom stay out.
+    static let passiveSigns: [CrisisSign] = {
+        var signs: [CrisisSign] = []
+        func add(_ speaker: CrisisSpeaker, _ phrases: [[String]], needsNegation: Bool = false, notFollowedBy: Set<String> = [], then: [[String]] = []) {
+            for words in phrases {
+                signs.append(CrisisSign(words: words, speaker: speaker, needsNegation: needsNegation, notFollowedBy: notFollowedBy, then: then))
+            }
+        }
+        // Others better off: "everyone would be better off if I…", "the world is better without me".
+        add(.others, [["better", "off", "if", "i"], ["better", "off", "when", "i"], ["better", "off", "once", "i"],
+                      ["better", "without", "me"], ["better", "off", "with", "me", "gone"]])
+        // Wishing not to be.
+        add(.anyone, [["wish", "i", "was", "not", "here"], ["wish", "i", "were", "not", "here"]], notFollowedBy: placeAfterHere)
+        add(.anyone, [["wish", "i", "was", "not", "alive"], ["wish", "i", "were", "not", "alive"], ["wish", "i", "was", "never", "born"],
+                      ["wish", "i", "were", "never", "born"], ["wish", "i", "had", "never", "been", "born"], ["wish", "i", "could", "disappear"],
+                      ["wish", "i", "would", "not", "wake", "up"], ["wish", "i", "could", "sleep", "forever"], ["hope", "i", "do", "not", "wake", "up"],
+                      ["hope", "i", "never", "wake", "up"], ["sleep", "and", "never", "wake", "up"]])
+        add(.me, [["disappear", "for", "good"], ["disappear", "forever"], ["vanish", "forever"], ["vanish", "for", "good"],
+                  ["disappear", "from", "this", "world"], ["stop", "existing"], ["not", "want", "to", "exist"],
+                  ["tired", "of", "living"], ["tired", "of", "being", "alive"], ["sick", "of", "living"], ["done", "with", "living"], ["done", "with", "life"],
+                  ["want", "it", "all", "to", "end"], ["want", "it", "all", "to", "stop"], ["want", "it", "all", "to", "be", "over"],
+                  ["want", "everything", "to", "end"], ["want", "everything", "to", "stop"], ["want", "everything", "to", "be", "over"],
+                  ["am", "a", "burden"]])
+        // Not long for this world: "I won't be around much longer".
+        add(.me, [["be", "around", "much", "longer"], ["be", "here", "much", "longer"], ["be", "around", "for", "much", "longer"],
+                  ["be", "around", "for", "long"], ["be", "here", "for", "long"]], needsNegation: true)
+        // Ending it: "I can finally end it", "I'm ready to end it" (but "end it with him" is a breakup).
+        add(.me, [["finally", "end", "it"], ["ready", "to", "end", "it"], ["going", "to", "end", "it"], ["gonna", "end", "it"],
+                  ["want", "to", "end", "it"], ["will", "end", "it"], ["plan", "to", "end", "it"], ["decided", "to", "end", "it"]],
+            notFollowedBy: ["with", "between", "early", "here", "there", "at", "for"])
+        // No reason left: "there's no reason to keep going", "nothing to live for".
+        add(.anyone, [["reason", "to", "keep", "going"], ["reason", "to", "go", "on"], ["reason", "to", "carry", "on"],
+                      ["point", "in", "going", "on"], ["point", "going", "on"], ["point", "to", "living"], ["point", "in", "being", "alive"],
+                      ["reason", "to", "be", "alive"], ["reason", "to", "stay", "alive"]], needsNegation: true, notFollowedBy: continuations)
+        add(.anyone, [["nothing", "to", "live", "for"], ["nothing", "left", "to", "live", "for"]])
+        // Nobody would miss me.
+        add(.anyone, [["no", "one", "would", "miss", "me"], ["nobody", "will", "miss", "me"], ["no", "one", "will", "miss", "me"],
+                      ["would", "anyone", "miss", "me"], ["will", "anyone", "miss", "me"], ["nobody", "would", "care", "if", "i", "died"]])
+        add(.anyone, [["notice", "if", "i"], ["care", "if", "i"], ["miss", "me", "if", "i"], ["notice", "when", "i"], ["miss", "me", "when", "i"]],
+            then: gone)
+        // Preparation: goodbyes said and written.
+        add(.me, [["said", "my", "goodbyes"], ["saying", "my", "goodbyes"], ["say", "my", "goodbyes"]])
+        return signs
+    }()
+
+    /// Fillers that may sit between the words of a sign: "nobody would *even* miss me".
+    private static let signFillers: Set<String> = ["even", "really", "just", "ever", "actually", "honestly", "probably", "all", "truly", "so", "finally", "simply", "such", "already", "definitely", "totally", "seriously", "kind", "of"]
+
+    /// The index just past `parts` matched from `start`, allowing up to two fillers between words.
+    private func looseMatch(_ start: Int, _ parts: [String], in range: Range<Int>) -> Int? {
+        var cursor = start
+        for (offset, part) in parts.enumerated() {
+            var skipped = 0
+            while offset > 0, cursor < range.upperBound, text(cursor) != part, skipped < 2, Self.signFillers.contains(text(cursor)) {
+                cursor += 1
+                skipped += 1
+            }
+            guard cursor < range.upperBound, text(cursor) == part else { return nil }
+            cursor += 1
+        }
+        return cursor
+    }
+
+    private static let subjectAuxiliaries: Set<String> = [
+        "am", "will", "would", "have", "has", "been", "be", "do", "not", "going", "gonna", "to", "can", "could", "just", "really",
+        "finally", "want", "wanna", "wish", "need", "like", "hope", "plan", "planning", "might", "may", "probably", "honestly", "so",
+        "already", "almost", "never", "ready", "decided", "about", "soon", "think", "feel", "feeling", "getting", "been", "definitely", "seriously",
+    ]
+
+    /// Whether the clause's subject, reading back from `index` over auxiliaries and wishes, is "I".
+    private func spokenByMe(_ index: Int, in range: Range<Int>) -> Bool {
+        var cursor = index - 1
+        // Adverbs in -ly ("quietly", "secretly") sit between the subject and the verb too.
+        while cursor >= range.lowerBound, Self.subjectAuxiliaries.contains(text(cursor)) || text(cursor).hasSuffix("ly") { cursor -= 1 }
+        // "I have written my will and said my goodbyes": the subject of the first verb carries over.
+        if cursor >= range.lowerBound, text(cursor) == "and" {
+            return (max(range.lowerBound, cursor - 6)..<cursor).contains { ["i", "im"].contains(text($0)) } && !(max(range.lowerBound, cursor - 6)..<cursor).contains { words[$0].isPunctuation }
+        }
+        return cursor >= range.lowerBound && ["i", "im"].contains(text(cursor))
+    }
+
+    private static let thirdPersons: Set<String> = ["he", "she", "his", "her", "him", "they", "their", "them", "hers", "himself", "herself"]
+    private static let hoarding: Set<String> = ["saving", "saved", "save", "stockpiling", "stockpiled", "stockpile", "hoarding", "hoarded", "hoard", "collecting", "collected", "stashing", "stashed", "stash", "storing", "stored", "keeping", "kept"]
+    private static let pills: Set<String> = ["pills", "pill", "tablets", "meds", "medication", "medications", "painkillers", "prescriptions", "opioids", "sedatives", "sleepers"]
+    private static let givingAway: Set<String> = ["giving", "gave", "given", "give"]
+    private static let belongings: Set<String> = ["things", "stuff", "belongings", "possessions", "everything"]
+    private static let writing: Set<String> = ["wrote", "written", "writing", "write", "left", "leaving", "leave", "finished", "drafted", "drafting"]
+    private static let farewells: Set<String> = ["goodbye", "farewell", "suicide"]
+    private static let letters: Set<String> = ["letter", "letters", "note", "notes", "message", "messages", "video", "videos"]
+
+    /// A first-person sign of passive suicidal ideation or preparation, named in words, or nil.
+    private func passiveSign(in range: Range<Int>) -> String? {
+        let thirdPerson = range.contains { Self.thirdPersons.contains(words[$0].text) }
+        for sign in Self.passiveSigns {
+            guard let first = sign.words.first, let last = sign.words.last, vocabulary.contains(first), vocabulary.contains(last) else { continue }
+            for start in range where text(start) == first {
+                guard let end = looseMatch(start, sign.words, in: range) else { continue }
+                if end < range.upperBound, sign.notFollowedBy.contains(text(end)) { continue }
+                if !sign.then.isEmpty, !sign.then.contains(where: { looseMatch(end, $0, in: range) != nil }) { continue }
+                let negatedBefore = (max(range.lowerBound, start - 4)..<start).contains { has($0, .negator) || text($0) == "any" && has($0 - 1, .negator) }
+                if sign.needsNegation && !negatedBefore { continue }
+                // "I would never give up": a sign denied by its speaker.
+                if !sign.needsNegation, (max(range.lowerBound, start - 2)..<start).contains(where: { ["not", "never"].contains(text($0)) }), first != "not" { continue }
+                switch sign.speaker {
+                case .me: if !spokenByMe(start, in: range) { continue }
+                case .others:
+                    var cursor = start - 1
+                    while cursor >= range.lowerBound, ["be", "would", "all", "so", "much", "probably", "really", "be", "is", "are", "will", "just", "way", "a", "lot", "far"].contains(text(cursor)) { cursor -= 1 }
+                    if cursor >= range.lowerBound, ["i", "im", "we"].contains(text(cursor)) { continue }
+                case .anyone: if thirdPerson { continue }
+                }
+                return "passive wish not to live, said in the first person"
+            }
+        }
+        // Preparation: pills saved up, belongings given away, goodbye letters written.
+        for index in range where spokenByMe(index, in: range) || (index > range.lowerBound && ["i", "im"].contains(text(index - 1))) {
+            let word = text(index)
+            let ahead = (index + 1)..<min(range.upperBound, index + 6)
+            if Self.hoarding.contains(word), ahead.contains(where: { Self.pills.contains(text($0)) }) {
+                return "stockpiling medication, said in the first person"
+            }
+            if Self.givingAway.contains(word), ahead.contains(where: { text($0) == "away" }),
+               ahead.contains(where: { Self.belongings.contains(text($0)) && ["my", "all", "of"].contains(text($0 - 1)) }) {
+                return "giving belongings away, said in the first person"
+            }
+            if Self.writing.contains(word), ahead.contains(where: { Self.farewells.contains(text($0)) && Self.letters.contains(text($0 + 1)) }) {
+                return "goodbye letters written, said in the first person"
+            }
+        }
+        return nil
     }
 
     // MARK: Sexual
