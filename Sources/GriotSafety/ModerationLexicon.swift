@@ -144,7 +144,7 @@ struct ModerationLexicon: Sendable {
             say says said saying call calls called calling write writes wrote writing written tell tells told telling \
             claim claims claimed claiming believe believes threatening threaten threatens threats wishing statements statement comments \
             comment posts post messages message remarks remark words stuff things treats treated treating shouting \
-            shouted yelled yelling chanting chanted insults insulted slurs slur
+            shouted yelled yelling chanting chanted insults insulted slurs slur warned warning
             """)
         add(.condemnation, """
             bigot bigots bigoted bigotry hateful misguided horrible hurtful dehumanising dehumanizing racist racism \
@@ -170,7 +170,7 @@ struct ModerationLexicon: Sendable {
             """)
         add(.past, """
             was were had did said called burned burnt lynched killed hanged beat beaten shot marched remember \
-            remembered used told grew lived ago back then years
+            remembered used told grew lived ago back then years warned
             """)
         add(.otherGroup, """
             politicians waiters athletes consultants police cops bakers bankers managers lawyers doctors artists fans \

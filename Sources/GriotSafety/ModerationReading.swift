@@ -142,7 +142,7 @@ struct ModerationReading {
         var deniedWorth = false
         for index in range where !words[index].isPunctuation {
             var cue = lexicon.cue(words[index].text)
-            if Self.violentPhrases.contains(where: { phrase(index, $0) }) { cue.insert(.violentAct) }
+            if Self.violentPhrases.contains(where: { phrase(index, $0) }) || bodilyHarm(index, in: range) { cue.insert(.violentAct) }
             if cue.isEmpty { continue }
             if cue.contains(.violentAct) && !lexicon.has(words[index].text, .positive) {
                 // "…are getting murdered", "…being attacked": the group is the victim, not the target of a threat.
@@ -172,6 +172,15 @@ struct ModerationReading {
                 derogation = derogation ?? "comparison with animals or things"
             }
         }
+        // "You'll regret it", "watch your back", "I know where your kids go to school": a threat
+        // that names a consequence rather than an act, and carries its own intent.
+        let menace = intimidation(in: range).flatMap { !words[$0].quoted && !negated($0, in: range, lookAhead: false) ? $0 : nil }
+        if let menace {
+            violentActs += 1
+            threat = true
+            firstSignal = firstSignal.map { min($0, menace) } ?? menace
+            derogation = derogation ?? "threat of violence"
+        }
         // "Lives are not worth protecting" derogates; "do not deserve to be tortured" defends.
         if deniedWorth && !deniedHarm { derogation = derogation ?? "denied worth or equality" }
         // "I don't like…", "can't stand…": a negated liking of the group is a feeling against it.
@@ -180,7 +189,7 @@ struct ModerationReading {
         }
 
         let frame = speechFrame(in: range, signal: slurUse == nil ? firstSignal : nil)
-        let narration = isNarration(range, intent: intent)
+        let narration = isNarration(range, intent: intent || menace != nil)
 
         if let slur = slurUse {
             var score = 0.95
@@ -210,6 +219,60 @@ struct ModerationReading {
     }
 
     private static let determiners: Set<String> = ["the", "a", "an", "this", "that", "his", "her", "their", "our", "my"]
+
+    private static let breaking: Set<String> = ["break", "breaking", "smash", "smashing", "snap", "snapping", "crack", "cracking", "bust", "busting", "shatter", "cave"]
+    private static let bodyParts: Set<String> = ["legs", "leg", "arms", "arm", "bones", "bone", "neck", "jaw", "face", "skull", "teeth", "fingers", "knees", "kneecaps", "nose", "ribs", "head", "hands", "spine"]
+
+    /// "break your legs", "smash his face in", "break every bone in…": harm to someone else's body
+    /// ("I broke my leg skiing" is an accident, not a threat).
+    private func bodilyHarm(_ index: Int, in range: Range<Int>) -> Bool {
+        guard Self.breaking.contains(text(index)) else { return false }
+        var cursor = index + 1
+        while cursor < min(range.upperBound, index + 4), !Self.bodyParts.contains(text(cursor)) {
+            if ["my", "myself", "the", "a"].contains(text(cursor)) || isBreak(cursor) { return false }
+            cursor += 1
+        }
+        return cursor < range.upperBound && Self.bodyParts.contains(text(cursor))
+    }
+
+    /// Threats that name a consequence: "make you regret", "you'll be sorry", "watch your back".
+    private static let menaces: [(words: [String], notFollowedBy: Set<String>)] = [
+        (["make", "you", "regret"], []), (["make", "you", "pay"], []), (["make", "you", "suffer"], []), (["make", "your", "life", "hell"], []),
+        (["you", "will", "regret", "it"], []), (["you", "will", "regret", "this"], []), (["you", "will", "regret", "that"], ["you", "i"]),
+        (["you", "will", "be", "sorry"], ["you", "that", "to", "for", "about"]), (["you", "will", "pay", "for", "this"], []), (["you", "will", "pay", "for", "that"], []),
+        (["watch", "your", "back"], []), (["watch", "his", "back"], []), (["watch", "her", "back"], []), (["watch", "their", "back"], []),
+        (["coming", "for", "you"], []), (["will", "find", "you"], []), (["going", "to", "find", "you"], []), (["gonna", "find", "you"], []),
+        (["hunt", "you", "down"], []), (["track", "you", "down"], []), (["you", "are", "dead"], ["tired", "wrong", "right", "serious", "on"]), (["you", "are", "next"], ["in", "on", "to", "up", "after"]),
+        (["you", "are", "a", "dead", "man"], []), (["sleep", "with", "one", "eye", "open"], []), (["you", "have", "been", "warned"], []),
+        (["ruin", "your", "life"], []), (["teach", "you", "a", "lesson"], []), (["put", "you", "in", "the", "hospital"], []), (["put", "you", "in", "the", "ground"], []),
+        (["see", "what", "happens", "to", "you"], []), (["what", "happens", "to", "people", "who"], []),
+    ]
+    private static let finding: Set<String> = ["know", "knows", "found", "find", "figured", "tracked", "learned", "got", "traced"]
+    private static let whereabouts: Set<String> = ["live", "lives", "sleep", "sleeps", "work", "works", "go", "goes", "stay", "stays", "park", "parks", "walk", "walks"]
+
+    /// The index of a threat phrased as a consequence or as knowing where someone lives, or nil.
+    private func intimidation(in range: Range<Int>) -> Int? {
+        for menace in Self.menaces {
+            guard let first = menace.words.first, let last = menace.words.last, vocabulary.contains(first), vocabulary.contains(last) else { continue }
+            for start in range where text(start) == first && phrase(start, menace.words) {
+                let end = start + menace.words.count
+                if end < range.upperBound, menace.notFollowedBy.contains(text(end)) { continue }
+                return start
+            }
+        }
+        // "I know where you live", "found out where your kids go to school".
+        guard vocabulary.contains("where") else { return nil }
+        for index in range where text(index) == "where" {
+            var before = index - 1
+            if ["out", "exactly", "just"].contains(text(before)) { before -= 1 }
+            guard before >= range.lowerBound, Self.finding.contains(text(before)) else { continue }
+            let owner = text(index + 1)
+            if owner == "you", Self.whereabouts.contains(text(index + 2)) { return before }
+            if ["your", "his", "her", "their"].contains(owner),
+               (index + 2...index + 4).contains(where: { $0 < range.upperBound && Self.whereabouts.contains(text($0)) }) { return before }
+        }
+        return nil
+    }
     private static let violentPhrases: [[String]] = [["get", "rid"], ["end", "to"], ["wipe", "out"], ["end", "every"], ["end", "all"], ["end", "their"], ["end", "his"], ["end", "her"], ["end", "your"]]
 
     private static let desires: Set<String> = ["want", "wanna", "wish", "hope", "love"]
@@ -236,6 +299,8 @@ struct ModerationReading {
         for index in range where has(index, .report) && !words[index].quoted && index < (signal ?? range.upperBound) {
             // "a word said by…" is a passive, not a report; "…tell that I am disgusted" is the speaker's own feeling.
             if text(index + 1) == "by" { continue }
+            // "If you post that again…": the reader's next act, not someone's words reported.
+            if text(index - 1) == "you", ["if", "when", "unless", "ever"].contains(text(index - 2)) || (text(index - 2) == "ever" && text(index - 3) == "you") { continue }
             if let signal, (max(index, signal - 3)..<signal).contains(where: { ["i", "we"].contains(text($0)) }) { continue }
             if Self.reportNouns.contains(text(index)) && !["like", "that", "about", "calling", "saying"].contains(text(index + 1)) { continue }
             if endorsedByFirstPerson(index, in: range) { continue }
