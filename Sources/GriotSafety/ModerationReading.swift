@@ -67,7 +67,7 @@ struct ModerationReading {
             let word = words[index].text
             if lexicon.has(word, .groupNoun) {
                 // "disabled" alone is a group only as "the disabled"; "the feature is disabled" is not.
-                if word == "disabled" || word == "handicapped" {
+                if word == "disabled" || word == "handicapped" || word == "elderly" {
                     if text(index - 1) == "the" || has(index + 1, .personNoun) { found.append(index) }
                     continue
                 }
@@ -78,11 +78,35 @@ struct ModerationReading {
                     if lexicon.has(word, .groupAdjective) || text(next) == "people" || text(next) == "person" { found.append(index) }
                 } else if ["muslim", "jewish", "trans", "transgender", "lesbian", "bisexual"].contains(word), lexicon.has(word, .groupAdjective) {
                     found.append(index)
+                } else if Self.demonyms.contains(word), Self.quantifiers.contains(text(index - 1)),
+                          index + 1 >= range.upperBound || words[index + 1].isPunctuation || ModerationLexicon.functionWords.contains(text(index + 1)) {
+                    // "every Mexican", "any Asian": a demonym used as a noun ("every Mexican restaurant" is not).
+                    found.append(index)
                 }
+            } else if ["old", "older"].contains(word), ["people", "folks", "persons"].contains(text(index + 1)) {
+                found.append(index)
+            } else if let implied = Self.impliedGroups.first(where: { phrase(index, $0) }) {
+                // "people like you", "your kind", "go back where they came from": a group named without its name.
+                if implied == ["your", "kind"] || implied == ["their", "kind"],
+                   !(index + 2 >= range.upperBound || words[index + 2].isPunctuation || Self.predicateStarts.contains(text(index + 2))) { continue }
+                found.append(index)
+            } else if ["deport", "deported", "deporting", "expel", "expelled", "ship", "shipped"].contains(word),
+                      (index + 1..<min(range.upperBound, index + 4)).contains(where: { ["all", "every", "lot"].contains(text($0)) }) {
+                // "deport all of them": a whole class of people, not one person.
+                found.append(index)
             }
         }
         return found
     }
+
+    private static let demonyms: Set<String> = ["mexican", "asian", "arab", "african", "hispanic", "latino", "latina", "indian", "chinese", "japanese", "korean", "filipino", "haitian", "syrian", "afghan", "nigerian", "jamaican", "somali", "pakistani", "immigrant", "migrant", "muslim", "christian", "hindu", "sikh", "buddhist", "mormon"]
+    private static let quantifiers: Set<String> = ["every", "each", "any", "a", "an", "one", "last", "single"]
+    private static let impliedGroups: [[String]] = [
+        ["people", "like", "you"], ["people", "like", "them"], ["you", "people"], ["your", "kind"], ["their", "kind"], ["you", "lot"],
+        ["those", "people"], ["these", "people"], ["where", "they", "came", "from"], ["where", "you", "came", "from"],
+        ["back", "to", "their", "own", "country"], ["back", "to", "your", "own", "country"], ["back", "to", "their", "country"], ["back", "to", "your", "country"],
+    ]
+    private static let predicateStarts: Set<String> = ["are", "is", "should", "will", "must", "do", "does", "can", "never", "always", "have", "has", "belong", "deserve", "need", "and", "of", "were", "was"]
 
     /// Whether the word at `index` is negated: a negator shortly before it in the same clause,
     /// or (for values, "lives do not matter") shortly after it.
@@ -143,6 +167,8 @@ struct ModerationReading {
         for index in range where !words[index].isPunctuation {
             var cue = lexicon.cue(words[index].text)
             if Self.violentPhrases.contains(where: { phrase(index, $0) }) || bodilyHarm(index, in: range) { cue.insert(.violentAct) }
+            if Self.burdens.contains(words[index].text), isGroupPredicate(index, in: range) { cue.insert(.negativeAttribute) }
+            if Self.illnesses.contains(words[index].text), literalIllness(index), !range.contains(where: { text($0) == "rather" }) { continue }
             if cue.isEmpty { continue }
             if cue.contains(.violentAct) && !lexicon.has(words[index].text, .positive) {
                 // "…are getting murdered", "…being attacked": the group is the victim, not the target of a threat.
@@ -174,6 +200,10 @@ struct ModerationReading {
         }
         // "You'll regret it", "watch your back", "I know where your kids go to school": a threat
         // that names a consequence rather than an act, and carries its own intent.
+        if let expelled = expulsion(in: range, naming: groups), !negated(expelled, in: range, lookAhead: false) {
+            firstSignal = firstSignal.map { min($0, expelled) } ?? expelled
+            derogation = derogation ?? "call to expel"
+        }
         let menace = intimidation(in: range).flatMap { !words[$0].quoted && !negated($0, in: range, lookAhead: false) ? $0 : nil }
         if let menace {
             violentActs += 1
@@ -183,6 +213,11 @@ struct ModerationReading {
         }
         // "Lives are not worth protecting" derogates; "do not deserve to be tortured" defends.
         if deniedWorth && !deniedHarm { derogation = derogation ?? "denied worth or equality" }
+        // "… should not be allowed to vote": rights denied to the group.
+        if derogation == nil, sentenceContains(range, ["not", "be", "allowed"]) || sentenceContains(range, ["never", "be", "allowed"]),
+           range.contains(where: { ["should", "must", "ought"].contains(text($0)) }) {
+            derogation = "denied rights"
+        }
         // "I don't like…", "can't stand…": a negated liking of the group is a feeling against it.
         if derogation == nil, range.contains(where: { text($0) == "not" && ["like", "stand", "trust"].contains(text($0 + 1)) && (groups.contains($0 + 2) || groups.contains($0 + 3)) }) {
             derogation = "hostile feeling"
@@ -219,6 +254,67 @@ struct ModerationReading {
     }
 
     private static let determiners: Set<String> = ["the", "a", "an", "this", "that", "his", "her", "their", "our", "my"]
+
+    /// Words that derogate a group only as its predicate: "disabled people are a burden", not
+    /// "caring for elderly parents can be a burden".
+    private static let burdens: Set<String> = ["burden", "burdens", "drain", "drag", "weight", "millstone", "leech"]
+    private static let copulas: Set<String> = ["are", "is", "was", "were", "be", "am", "being", "been"]
+    private static let prepositions: Set<String> = ["for", "of", "with", "to", "about", "on", "at", "by", "from", "in", "into", "after", "without"]
+
+    private func isGroupPredicate(_ index: Int, in range: Range<Int>) -> Bool {
+        var cursor = index - 1
+        while cursor >= range.lowerBound, index - cursor <= 5, !isBreak(cursor) || text(cursor - 1) == "nothing", !Self.copulas.contains(text(cursor)) { cursor -= 1 }
+        guard cursor >= range.lowerBound, Self.copulas.contains(text(cursor)) else { return false }
+        // The copula's subject must be the group itself, not the object of "caring for…".
+        var subject = cursor - 1
+        while subject >= range.lowerBound, !isBreak(subject) {
+            if Self.prepositions.contains(text(subject)) || text(subject).hasSuffix("ing") { return false }
+            subject -= 1
+        }
+        return true
+    }
+
+    /// Illness words are metaphors for a group only when not had, died of or treated ("I'd rather
+    /// have cancer than…" is a comparison, so the caller keeps it).
+    private static let illnesses: Set<String> = ["cancer", "plague", "disease", "virus", "tumour", "tumor", "pestilence"]
+    private static let illnessContext: Set<String> = ["of", "from", "with", "have", "has", "had", "got", "survived", "diagnosed", "beat", "breast", "lung", "skin", "treat", "treated", "cure", "bubonic", "heart", "fought", "fighting", "getting"]
+    private static let illnessAfter: Set<String> = ["patients", "patient", "research", "treatment", "screening", "rates", "survivors", "survivor", "ward", "cells", "diagnosis", "spread", "killed", "took", "came", "swept", "hit"]
+
+    private func literalIllness(_ index: Int) -> Bool {
+        Self.illnessContext.contains(text(index - 1)) || Self.illnessContext.contains(text(index - 2)) && text(index - 1) != "a"
+            || Self.illnessAfter.contains(text(index + 1))
+    }
+
+    private static let expelling: Set<String> = ["drive", "driven", "drove", "driving", "kick", "kicked", "kicking", "throw", "thrown", "threw", "throwing", "run", "ship", "shipped", "shipping", "send", "sent", "sending", "round", "rounded", "rounding", "chase", "chased", "chasing", "push", "pushed", "boot", "booted", "force", "forced", "get", "got"]
+    private static let outward: Set<String> = ["out", "back", "home", "away"]
+    private static let removing: Set<String> = ["deport", "deported", "deporting", "deportation", "expel", "expelled", "expelling", "banish", "banished", "exile", "exiled", "rid"]
+    private static let removedPeople: Set<String> = ["them", "those", "these", "you", "everyone", "everybody", "lot", "yourselves", "themselves"]
+
+    /// A call to remove a group: "round up every…", "ship them back", "should be driven out",
+    /// "get rid of them". The removed must be the group or a pronoun for it, so "immigrants send
+    /// money back home" is no call to expel.
+    private func expulsion(in range: Range<Int>, naming groups: [Int]) -> Int? {
+        for verb in range {
+            let word = text(verb)
+            let particleVerb = Self.expelling.contains(word)
+            guard particleVerb || Self.removing.contains(word) else { continue }
+            if word == "rid", !["get", "got", "getting", "be", "rid"].contains(text(verb - 1)) { continue }
+            var end = verb + 1
+            if particleVerb {
+                let wanted: Set<String> = ["round", "rounded", "rounding"].contains(word) ? ["up"] : Self.outward
+                guard let particle = (verb + 1..<min(range.upperBound, verb + 6)).first(where: { isBreak($0) || wanted.contains(text($0)) }),
+                      !isBreak(particle) else { continue }
+                end = particle + 1
+            }
+            let passive = Self.copulas.contains(text(verb - 1)) || ["get", "got"].contains(text(verb - 1))
+            let objectSpan = (verb + 1)..<min(range.upperBound, end + 3)
+            // "every one of them", "all the…"; but "every month" is no one.
+            let objectIsGroup = objectSpan.contains { groups.contains($0) || Self.removedPeople.contains(text($0))
+                || ["all", "every"].contains(text($0)) && (["of", "one", "last", "single"].contains(text($0 + 1)) || groups.contains($0 + 1) || groups.contains($0 + 2)) }
+            if (passive && !groups.isEmpty) || objectIsGroup { return verb }
+        }
+        return nil
+    }
 
     private static let breaking: Set<String> = ["break", "breaking", "smash", "smashing", "snap", "snapping", "crack", "cracking", "bust", "busting", "shatter", "cave"]
     private static let bodyParts: Set<String> = ["legs", "leg", "arms", "arm", "bones", "bone", "neck", "jaw", "face", "skull", "teeth", "fingers", "knees", "kneecaps", "nose", "ribs", "head", "hands", "spine"]
@@ -338,7 +434,8 @@ struct ModerationReading {
     /// account of what the Klan did is history, not a threat.
     private func isNarration(_ range: Range<Int>, intent: Bool) -> Bool {
         if intent { return false }
-        let past = range.contains { (has($0, .past) && text($0 + 1) != "by") || (words[$0].text.count == 4 && (1500...2030).contains(Int(words[$0].text) ?? 0)) }
+        // "back" tells of the past only as "back then", "back in 1958"; "send them back" is no story.
+        let past = range.contains { (has($0, .past) && text($0 + 1) != "by" && (text($0) != "back" || ["then", "in", "when"].contains(text($0 + 1)))) || (words[$0].text.count == 4 && (1500...2030).contains(Int(words[$0].text) ?? 0)) }
         let present = range.contains { ["are", "is", "am"].contains(text($0)) }
         return past && !present
     }
@@ -521,7 +618,8 @@ struct ModerationReading {
                   ["am", "a", "burden"]])
         // Not long for this world: "I won't be around much longer".
         add(.me, [["be", "around", "much", "longer"], ["be", "here", "much", "longer"], ["be", "around", "for", "much", "longer"],
-                  ["be", "around", "for", "long"], ["be", "here", "for", "long"]], needsNegation: true)
+                  ["be", "around", "for", "long"], ["be", "here", "for", "long"]], needsNegation: true,
+            notFollowedBy: ["tonight", "today", "this", "at", "in", "on", "for", "because"])
         // Ending it: "I can finally end it", "I'm ready to end it" (but "end it with him" is a breakup).
         add(.me, [["finally", "end", "it"], ["ready", "to", "end", "it"], ["going", "to", "end", "it"], ["gonna", "end", "it"],
                   ["want", "to", "end", "it"], ["will", "end", "it"], ["plan", "to", "end", "it"], ["decided", "to", "end", "it"]],
