@@ -302,7 +302,7 @@ struct ModerationReading {
             var end = verb + 1
             if particleVerb {
                 let wanted: Set<String> = ["round", "rounded", "rounding"].contains(word) ? ["up"] : Self.outward
-                guard let particle = (verb + 1..<min(range.upperBound, verb + 6)).first(where: { isBreak($0) || wanted.contains(text($0)) }),
+                guard let particle = (verb + 1..<min(range.upperBound, verb + 8)).first(where: { isBreak($0) || wanted.contains(text($0)) }),
                       !isBreak(particle) else { continue }
                 end = particle + 1
             }
@@ -333,7 +333,7 @@ struct ModerationReading {
 
     /// Threats that name a consequence: "make you regret", "you'll be sorry", "watch your back".
     private static let menaces: [(words: [String], notFollowedBy: Set<String>)] = [
-        (["make", "you", "regret"], []), (["make", "you", "pay"], []), (["make", "you", "suffer"], []), (["make", "your", "life", "hell"], []),
+        (["make", "you", "regret"], []), (["make", "sure", "you", "regret"], []), (["make", "you", "pay"], []), (["make", "you", "suffer"], []), (["make", "your", "life", "hell"], []),
         (["you", "will", "regret", "it"], []), (["you", "will", "regret", "this"], []), (["you", "will", "regret", "that"], ["you", "i"]),
         (["you", "will", "be", "sorry"], ["you", "that", "to", "for", "about"]), (["you", "will", "pay", "for", "this"], []), (["you", "will", "pay", "for", "that"], []),
         (["watch", "your", "back"], []), (["watch", "his", "back"], []), (["watch", "her", "back"], []), (["watch", "their", "back"], []),
@@ -587,7 +587,8 @@ struct ModerationReading {
     private static let gone: [[String]] = [
         ["disappeared"], ["died"], ["vanished"], ["was", "gone"], ["were", "gone"], ["was", "dead"], ["were", "dead"],
         ["was", "not", "here"], ["were", "not", "here"], ["was", "not", "around"], ["were", "not", "around"],
-        ["stopped", "existing"], ["did", "not", "wake", "up"], ["never", "woke", "up"], ["left", "forever"],
+        ["stopped", "existing"], ["did", "not", "wake", "up"], ["never", "woke", "up"], ["left", "forever"], ["am", "gone"],
+        ["was", "not", "alive"], ["were", "not", "alive"], ["was", "never", "born"], ["had", "never", "been", "born"],
     ]
     private static let placeAfterHere: Set<String> = ["at", "in", "on", "for", "with", "right", "today", "tonight", "this", "during", "though"]
     private static let continuations: Set<String> = ["with", "on", "at", "in", "to", "down", "through", "after", "for", "today", "tonight"]
@@ -602,8 +603,9 @@ struct ModerationReading {
             }
         }
         // Others better off: "everyone would be better off if I…", "the world is better without me".
-        add(.others, [["better", "off", "if", "i"], ["better", "off", "when", "i"], ["better", "off", "once", "i"],
-                      ["better", "without", "me"], ["better", "off", "with", "me", "gone"]])
+        add(.others, [["better", "without", "me"], ["better", "off", "with", "me", "gone"], ["happier", "without", "me"], ["easier", "without", "me"]])
+        add(.others, [["better", "off", "if", "i"], ["better", "off", "when", "i"], ["better", "off", "once", "i"], ["happier", "if", "i"],
+                      ["happier", "when", "i"], ["easier", "if", "i"], ["easier", "for", "everyone", "if", "i"]], then: gone)
         // Wishing not to be.
         add(.anyone, [["wish", "i", "was", "not", "here"], ["wish", "i", "were", "not", "here"]], notFollowedBy: placeAfterHere)
         add(.anyone, [["wish", "i", "was", "not", "alive"], ["wish", "i", "were", "not", "alive"], ["wish", "i", "was", "never", "born"],
@@ -615,7 +617,7 @@ struct ModerationReading {
                   ["tired", "of", "living"], ["tired", "of", "being", "alive"], ["sick", "of", "living"], ["done", "with", "living"], ["done", "with", "life"],
                   ["want", "it", "all", "to", "end"], ["want", "it", "all", "to", "stop"], ["want", "it", "all", "to", "be", "over"],
                   ["want", "everything", "to", "end"], ["want", "everything", "to", "stop"], ["want", "everything", "to", "be", "over"],
-                  ["am", "a", "burden"]])
+                  ["am", "a", "burden"], ["like", "a", "burden"]])
         // Not long for this world: "I won't be around much longer".
         add(.me, [["be", "around", "much", "longer"], ["be", "here", "much", "longer"], ["be", "around", "for", "much", "longer"],
                   ["be", "around", "for", "long"], ["be", "here", "for", "long"]], needsNegation: true,
@@ -692,7 +694,9 @@ struct ModerationReading {
             for start in range where text(start) == first {
                 guard let end = looseMatch(start, sign.words, in: range) else { continue }
                 if end < range.upperBound, sign.notFollowedBy.contains(text(end)) { continue }
-                if !sign.then.isEmpty, !sign.then.contains(where: { looseMatch(end, $0, in: range) != nil }) { continue }
+                var next = end
+                while next < range.upperBound, Self.signFillers.contains(text(next)) { next += 1 }
+                if !sign.then.isEmpty, !sign.then.contains(where: { looseMatch(next, $0, in: range) != nil }) { continue }
                 let negatedBefore = (max(range.lowerBound, start - 4)..<start).contains { has($0, .negator) || text($0) == "any" && has($0 - 1, .negator) }
                 if sign.needsNegation && !negatedBefore { continue }
                 // "I would never give up": a sign denied by its speaker.
@@ -705,7 +709,7 @@ struct ModerationReading {
                     if cursor >= range.lowerBound, ["i", "im", "we"].contains(text(cursor)) { continue }
                 case .anyone: if thirdPerson { continue }
                 }
-                return "passive wish not to live, said in the first person"
+                return "passive wish not to live or to go on"
             }
         }
         // Preparation: pills saved up, belongings given away, goodbye letters written.
