@@ -343,14 +343,15 @@ struct ModerationReading {
         (["ruin", "your", "life"], []), (["teach", "you", "a", "lesson"], []), (["put", "you", "in", "the", "hospital"], []), (["put", "you", "in", "the", "ground"], []),
         (["see", "what", "happens", "to", "you"], []), (["what", "happens", "to", "people", "who"], []),
     ]
+    private static let menacesByFirstWord: [String: [(words: [String], notFollowedBy: Set<String>)]] = Dictionary(grouping: menaces) { $0.words[0] }
     private static let finding: Set<String> = ["know", "knows", "found", "find", "figured", "tracked", "learned", "got", "traced"]
     private static let whereabouts: Set<String> = ["live", "lives", "sleep", "sleeps", "work", "works", "go", "goes", "stay", "stays", "park", "parks", "walk", "walks"]
 
     /// The index of a threat phrased as a consequence or as knowing where someone lives, or nil.
     private func intimidation(in range: Range<Int>) -> Int? {
-        for menace in Self.menaces {
-            guard let first = menace.words.first, let last = menace.words.last, vocabulary.contains(first), vocabulary.contains(last) else { continue }
-            for start in range where text(start) == first && phrase(start, menace.words) {
+        for start in range {
+            guard let candidates = Self.menacesByFirstWord[text(start)] else { continue }
+            for menace in candidates where phrase(start, menace.words) {
                 let end = start + menace.words.count
                 if end < range.upperBound, menace.notFollowedBy.contains(text(end)) { continue }
                 return start
@@ -641,6 +642,9 @@ struct ModerationReading {
         return signs
     }()
 
+    /// The signs by their first word, so a sentence costs one look-up a word rather than one a sign.
+    private static let passiveSignsByFirstWord: [String: [CrisisSign]] = Dictionary(grouping: passiveSigns) { $0.words[0] }
+
     /// Fillers that may sit between the words of a sign: "nobody would *even* miss me".
     private static let signFillers: Set<String> = ["even", "really", "just", "ever", "actually", "honestly", "probably", "all", "truly", "so", "finally", "simply", "such", "already", "definitely", "totally", "seriously", "kind", "of"]
 
@@ -689,10 +693,10 @@ struct ModerationReading {
     /// A first-person sign of passive suicidal ideation or preparation, named in words, or nil.
     private func passiveSign(in range: Range<Int>) -> String? {
         let thirdPerson = range.contains { Self.thirdPersons.contains(words[$0].text) }
-        for sign in Self.passiveSigns {
-            guard let first = sign.words.first, let last = sign.words.last, vocabulary.contains(first), vocabulary.contains(last) else { continue }
-            for start in range where text(start) == first {
-                guard let end = looseMatch(start, sign.words, in: range) else { continue }
+        for start in range {
+            guard let candidates = Self.passiveSignsByFirstWord[text(start)] else { continue }
+            for sign in candidates {
+                guard let first = sign.words.first, let end = looseMatch(start, sign.words, in: range) else { continue }
                 if end < range.upperBound, sign.notFollowedBy.contains(text(end)) { continue }
                 var next = end
                 while next < range.upperBound, Self.signFillers.contains(text(next)) { next += 1 }
