@@ -613,9 +613,11 @@ struct ModerationReading {
                       ["wish", "i", "were", "never", "born"], ["wish", "i", "had", "never", "been", "born"], ["wish", "i", "could", "disappear"],
                       ["wish", "i", "would", "not", "wake", "up"], ["wish", "i", "could", "sleep", "forever"], ["hope", "i", "do", "not", "wake", "up"],
                       ["hope", "i", "never", "wake", "up"], ["sleep", "and", "never", "wake", "up"]])
+        // "…disappear for good from social media", "tired of living in this flat": somewhere, not everywhere.
         add(.me, [["disappear", "for", "good"], ["disappear", "forever"], ["vanish", "forever"], ["vanish", "for", "good"],
-                  ["disappear", "from", "this", "world"], ["stop", "existing"], ["not", "want", "to", "exist"],
-                  ["tired", "of", "living"], ["tired", "of", "being", "alive"], ["sick", "of", "living"], ["done", "with", "living"], ["done", "with", "life"],
+                  ["tired", "of", "living"], ["sick", "of", "living"], ["done", "with", "living"], ["done", "with", "life"]],
+            notFollowedBy: ["from", "off", "in", "with", "at", "like", "on", "under", "near", "here", "there", "admin", "paycheck"])
+        add(.me, [["disappear", "from", "this", "world"], ["stop", "existing"], ["not", "want", "to", "exist"], ["tired", "of", "being", "alive"],
                   ["want", "it", "all", "to", "end"], ["want", "it", "all", "to", "stop"], ["want", "it", "all", "to", "be", "over"],
                   ["want", "everything", "to", "end"], ["want", "everything", "to", "stop"], ["want", "everything", "to", "be", "over"],
                   ["am", "a", "burden"], ["like", "a", "burden"]])
