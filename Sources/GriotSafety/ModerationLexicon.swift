@@ -74,12 +74,15 @@ struct ModerationLexicon: Sendable {
             women woman womenfolk females girls muslims muslim moslems islamists immigrants immigrant migrants migrant refugees \
             refugee foreigners gays lesbians lesbian bisexuals homosexuals homosexual transgenders transwomen transmen \
             blacks negroes jews jew hispanics latinos latinas mexicans arabs asians gypsies roma disabled handicapped \
-            africans chinese indians pakistanis somalis asylum seekers
+            africans chinese indians pakistanis somalis asylum seekers christians hindus sikhs buddhists catholics \
+            protestants mormons natives elderly pensioners illegals koreans filipinos haitians syrians afghans nigerians \
+            jamaicans palestinians
             """)
         add(.groupAdjective, """
             black gay trans transgender lesbian bisexual disabled handicapped muslim jewish female immigrant \
             migrant asian hispanic latino latina mexican arab african chinese indian foreign white colored coloured \
-            negro islamic catholic romani autistic deaf blind
+            negro islamic catholic romani autistic deaf blind native indigenous aboriginal elderly christian hindu sikh \
+            buddhist mormon japanese korean vietnamese filipino haitian syrian afghan nigerian jamaican somali pakistani
             """)
         add(.personNoun, """
             people person persons folks folk men man women woman guys guy kids kid children child boys boy girls girl \
@@ -98,13 +101,15 @@ struct ModerationLexicon: Sendable {
             lazy criminals criminal evil dirty smelly greedy inferior worthless useless primitive savage savages \
             barbaric backward thieves liars mistake ruin ruins destroy destroying invading invaders invasion \
             moronic degenerate degenerates perverts perverted freaks freak mentally unnatural abomination \
-            ugly gross nasty incompetent untrustworthy disease diseased rapists terrorists terrorist
+            ugly gross nasty incompetent untrustworthy disease diseased rapists terrorists terrorist freeloaders \
+            scroungers spongers moochers defective unfit ruining
             """)
         add(.dehumanising, """
             scum dirt filth trash refuse parasites parasite cockroaches cockroach garbage subhuman subhumans pest pests \
             rats rat vermin virus cancer plague swarms swarm infesting infest infestation creatures animals animal \
             beasts beast apes ape monkeys monkey insects insect rodents leeches leech waste lesser monsters \
-            zoo cages cage vet landfill livestock breed breeding dogs
+            zoo cages cage vet landfill livestock breed breeding dogs blight scourge tumour tumor locusts termites \
+            bloodsuckers pestilence
             """)
         add(.comparedThing, """
             dog dogs rat rats monkey monkeys insect insects animals animal dirt shoe cockroach pig pigs ape apes \
@@ -144,7 +149,7 @@ struct ModerationLexicon: Sendable {
             say says said saying call calls called calling write writes wrote writing written tell tells told telling \
             claim claims claimed claiming believe believes threatening threaten threatens threats wishing statements statement comments \
             comment posts post messages message remarks remark words stuff things treats treated treating shouting \
-            shouted yelled yelling chanting chanted insults insulted slurs slur
+            shouted yelled yelling chanting chanted insults insulted slurs slur warned warning
             """)
         add(.condemnation, """
             bigot bigots bigoted bigotry hateful misguided horrible hurtful dehumanising dehumanizing racist racism \
@@ -170,7 +175,7 @@ struct ModerationLexicon: Sendable {
             """)
         add(.past, """
             was were had did said called burned burnt lynched killed hanged beat beaten shot marched remember \
-            remembered used told grew lived ago back then years
+            remembered used told grew lived ago back then years warned
             """)
         add(.otherGroup, """
             politicians waiters athletes consultants police cops bakers bankers managers lawyers doctors artists fans \

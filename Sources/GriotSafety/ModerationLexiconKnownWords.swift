@@ -106,5 +106,15 @@ enum ModerationLexiconKnownWords {
         windburnt wising witchdoctors wite wold womankind womanlike womenfolks womenkind wong word wordsworth
         wore workingwoman workingwomen workwoman worsened wort writ writeup writs wrongdoing wroth yachtswoman
         yachtswomen yeas younger
+        afghanis agglutinative alight allative alternative alternatives amative antichristian antitumor
+        ataghan backlight behind behinds bewared bewaring bight blacklight bligh bloodsucker callaghan
+        carminative carminatives christiansand christina combinative commentative conative consultative
+        contaminative coordinative daylight deadlight denominative designative determinative determinatives
+        discriminative donative eliminative forewarned forewarning freeloader gaslight germinative
+        hallucinative highlight hind hinds hindustan illuminative imaginative indus intermits jamaica koran
+        korans korea light locust manifestative moocher mooches moonlight naive nigeria nominative nominatives
+        opinionative originative palestinian pensioner protestant ratiocinative recriminative ruminative
+        scrounger scrounges sheikhs somalian sponger sponges subordinative syria terminative termite
+        unimaginative unit waned waning waring
         """.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
 }

@@ -67,7 +67,7 @@ struct ModerationReading {
             let word = words[index].text
             if lexicon.has(word, .groupNoun) {
                 // "disabled" alone is a group only as "the disabled"; "the feature is disabled" is not.
-                if word == "disabled" || word == "handicapped" {
+                if word == "disabled" || word == "handicapped" || word == "elderly" {
                     if text(index - 1) == "the" || has(index + 1, .personNoun) { found.append(index) }
                     continue
                 }
@@ -78,11 +78,35 @@ struct ModerationReading {
                     if lexicon.has(word, .groupAdjective) || text(next) == "people" || text(next) == "person" { found.append(index) }
                 } else if ["muslim", "jewish", "trans", "transgender", "lesbian", "bisexual"].contains(word), lexicon.has(word, .groupAdjective) {
                     found.append(index)
+                } else if Self.demonyms.contains(word), Self.quantifiers.contains(text(index - 1)),
+                          index + 1 >= range.upperBound || words[index + 1].isPunctuation || ModerationLexicon.functionWords.contains(text(index + 1)) {
+                    // "every Mexican", "any Asian": a demonym used as a noun ("every Mexican restaurant" is not).
+                    found.append(index)
                 }
+            } else if ["old", "older"].contains(word), ["people", "folks", "persons"].contains(text(index + 1)) {
+                found.append(index)
+            } else if let implied = Self.impliedGroups.first(where: { phrase(index, $0) }) {
+                // "people like you", "your kind", "go back where they came from": a group named without its name.
+                if implied == ["your", "kind"] || implied == ["their", "kind"],
+                   !(index + 2 >= range.upperBound || words[index + 2].isPunctuation || Self.predicateStarts.contains(text(index + 2))) { continue }
+                found.append(index)
+            } else if ["deport", "deported", "deporting", "expel", "expelled", "ship", "shipped"].contains(word),
+                      (index + 1..<min(range.upperBound, index + 4)).contains(where: { ["all", "every", "lot"].contains(text($0)) }) {
+                // "deport all of them": a whole class of people, not one person.
+                found.append(index)
             }
         }
         return found
     }
+
+    private static let demonyms: Set<String> = ["mexican", "asian", "arab", "african", "hispanic", "latino", "latina", "indian", "chinese", "japanese", "korean", "filipino", "haitian", "syrian", "afghan", "nigerian", "jamaican", "somali", "pakistani", "immigrant", "migrant", "muslim", "christian", "hindu", "sikh", "buddhist", "mormon"]
+    private static let quantifiers: Set<String> = ["every", "each", "any", "a", "an", "one", "last", "single"]
+    private static let impliedGroups: [[String]] = [
+        ["people", "like", "you"], ["people", "like", "them"], ["you", "people"], ["your", "kind"], ["their", "kind"], ["you", "lot"],
+        ["those", "people"], ["these", "people"], ["where", "they", "came", "from"], ["where", "you", "came", "from"],
+        ["back", "to", "their", "own", "country"], ["back", "to", "your", "own", "country"], ["back", "to", "their", "country"], ["back", "to", "your", "country"],
+    ]
+    private static let predicateStarts: Set<String> = ["are", "is", "should", "will", "must", "do", "does", "can", "never", "always", "have", "has", "belong", "deserve", "need", "and", "of", "were", "was"]
 
     /// Whether the word at `index` is negated: a negator shortly before it in the same clause,
     /// or (for values, "lives do not matter") shortly after it.
@@ -142,7 +166,9 @@ struct ModerationReading {
         var deniedWorth = false
         for index in range where !words[index].isPunctuation {
             var cue = lexicon.cue(words[index].text)
-            if Self.violentPhrases.contains(where: { phrase(index, $0) }) { cue.insert(.violentAct) }
+            if Self.violentPhrases.contains(where: { phrase(index, $0) }) || bodilyHarm(index, in: range) { cue.insert(.violentAct) }
+            if Self.burdens.contains(words[index].text), isGroupPredicate(index, in: range) { cue.insert(.negativeAttribute) }
+            if Self.illnesses.contains(words[index].text), literalIllness(index), !range.contains(where: { text($0) == "rather" }) { continue }
             if cue.isEmpty { continue }
             if cue.contains(.violentAct) && !lexicon.has(words[index].text, .positive) {
                 // "…are getting murdered", "…being attacked": the group is the victim, not the target of a threat.
@@ -172,15 +198,33 @@ struct ModerationReading {
                 derogation = derogation ?? "comparison with animals or things"
             }
         }
+        // "You'll regret it", "watch your back", "I know where your kids go to school": a threat
+        // that names a consequence rather than an act, and carries its own intent.
+        if let expelled = expulsion(in: range, naming: groups), !negated(expelled, in: range, lookAhead: false) {
+            firstSignal = firstSignal.map { min($0, expelled) } ?? expelled
+            derogation = derogation ?? "call to expel"
+        }
+        let menace = intimidation(in: range).flatMap { !words[$0].quoted && !negated($0, in: range, lookAhead: false) ? $0 : nil }
+        if let menace {
+            violentActs += 1
+            threat = true
+            firstSignal = firstSignal.map { min($0, menace) } ?? menace
+            derogation = derogation ?? "threat of violence"
+        }
         // "Lives are not worth protecting" derogates; "do not deserve to be tortured" defends.
         if deniedWorth && !deniedHarm { derogation = derogation ?? "denied worth or equality" }
+        // "… should not be allowed to vote": rights denied to the group.
+        if derogation == nil, sentenceContains(range, ["not", "be", "allowed"]) || sentenceContains(range, ["never", "be", "allowed"]),
+           range.contains(where: { ["should", "must", "ought"].contains(text($0)) }) {
+            derogation = "denied rights"
+        }
         // "I don't like…", "can't stand…": a negated liking of the group is a feeling against it.
         if derogation == nil, range.contains(where: { text($0) == "not" && ["like", "stand", "trust"].contains(text($0 + 1)) && (groups.contains($0 + 2) || groups.contains($0 + 3)) }) {
             derogation = "hostile feeling"
         }
 
         let frame = speechFrame(in: range, signal: slurUse == nil ? firstSignal : nil)
-        let narration = isNarration(range, intent: intent)
+        let narration = isNarration(range, intent: intent || menace != nil)
 
         if let slur = slurUse {
             var score = 0.95
@@ -210,6 +254,122 @@ struct ModerationReading {
     }
 
     private static let determiners: Set<String> = ["the", "a", "an", "this", "that", "his", "her", "their", "our", "my"]
+
+    /// Words that derogate a group only as its predicate: "disabled people are a burden", not
+    /// "caring for elderly parents can be a burden".
+    private static let burdens: Set<String> = ["burden", "burdens", "drain", "drag", "weight", "millstone", "leech"]
+    private static let copulas: Set<String> = ["are", "is", "was", "were", "be", "am", "being", "been"]
+    private static let prepositions: Set<String> = ["for", "of", "with", "to", "about", "on", "at", "by", "from", "in", "into", "after", "without"]
+
+    private func isGroupPredicate(_ index: Int, in range: Range<Int>) -> Bool {
+        var cursor = index - 1
+        while cursor >= range.lowerBound, index - cursor <= 5, !isBreak(cursor) || text(cursor - 1) == "nothing", !Self.copulas.contains(text(cursor)) { cursor -= 1 }
+        guard cursor >= range.lowerBound, Self.copulas.contains(text(cursor)) else { return false }
+        // The copula's subject must be the group itself, not the object of "caring for…".
+        var subject = cursor - 1
+        while subject >= range.lowerBound, !isBreak(subject) {
+            if Self.prepositions.contains(text(subject)) || text(subject).hasSuffix("ing") { return false }
+            subject -= 1
+        }
+        return true
+    }
+
+    /// Illness words are metaphors for a group only when not had, died of or treated ("I'd rather
+    /// have cancer than…" is a comparison, so the caller keeps it).
+    private static let illnesses: Set<String> = ["cancer", "plague", "disease", "virus", "tumour", "tumor", "pestilence"]
+    private static let illnessContext: Set<String> = ["of", "from", "with", "have", "has", "had", "got", "survived", "diagnosed", "beat", "breast", "lung", "skin", "treat", "treated", "cure", "bubonic", "heart", "fought", "fighting", "getting"]
+    private static let illnessAfter: Set<String> = ["patients", "patient", "research", "treatment", "screening", "rates", "survivors", "survivor", "ward", "cells", "diagnosis", "spread", "killed", "took", "came", "swept", "hit"]
+
+    private func literalIllness(_ index: Int) -> Bool {
+        Self.illnessContext.contains(text(index - 1)) || Self.illnessContext.contains(text(index - 2)) && text(index - 1) != "a"
+            || Self.illnessAfter.contains(text(index + 1))
+    }
+
+    private static let expelling: Set<String> = ["drive", "driven", "drove", "driving", "kick", "kicked", "kicking", "throw", "thrown", "threw", "throwing", "run", "ship", "shipped", "shipping", "send", "sent", "sending", "round", "rounded", "rounding", "chase", "chased", "chasing", "push", "pushed", "boot", "booted", "force", "forced", "get", "got"]
+    private static let outward: Set<String> = ["out", "back", "home", "away"]
+    private static let removing: Set<String> = ["deport", "deported", "deporting", "deportation", "expel", "expelled", "expelling", "banish", "banished", "exile", "exiled", "rid"]
+    private static let removedPeople: Set<String> = ["them", "those", "these", "you", "everyone", "everybody", "lot", "yourselves", "themselves"]
+
+    /// A call to remove a group: "round up every…", "ship them back", "should be driven out",
+    /// "get rid of them". The removed must be the group or a pronoun for it, so "immigrants send
+    /// money back home" is no call to expel.
+    private func expulsion(in range: Range<Int>, naming groups: [Int]) -> Int? {
+        for verb in range {
+            let word = text(verb)
+            let particleVerb = Self.expelling.contains(word)
+            guard particleVerb || Self.removing.contains(word) else { continue }
+            if word == "rid", !["get", "got", "getting", "be", "rid"].contains(text(verb - 1)) { continue }
+            var end = verb + 1
+            if particleVerb {
+                let wanted: Set<String> = ["round", "rounded", "rounding"].contains(word) ? ["up"] : Self.outward
+                guard let particle = (verb + 1..<min(range.upperBound, verb + 8)).first(where: { isBreak($0) || wanted.contains(text($0)) }),
+                      !isBreak(particle) else { continue }
+                end = particle + 1
+            }
+            let passive = Self.copulas.contains(text(verb - 1)) || ["get", "got"].contains(text(verb - 1))
+            let objectSpan = (verb + 1)..<min(range.upperBound, end + 3)
+            // "every one of them", "all the…"; but "every month" is no one.
+            let objectIsGroup = objectSpan.contains { groups.contains($0) || Self.removedPeople.contains(text($0))
+                || ["all", "every"].contains(text($0)) && (["of", "one", "last", "single"].contains(text($0 + 1)) || groups.contains($0 + 1) || groups.contains($0 + 2)) }
+            if (passive && !groups.isEmpty) || objectIsGroup { return verb }
+        }
+        return nil
+    }
+
+    private static let breaking: Set<String> = ["break", "breaking", "smash", "smashing", "snap", "snapping", "crack", "cracking", "bust", "busting", "shatter", "cave"]
+    private static let bodyParts: Set<String> = ["legs", "leg", "arms", "arm", "bones", "bone", "neck", "jaw", "face", "skull", "teeth", "fingers", "knees", "kneecaps", "nose", "ribs", "head", "hands", "spine"]
+
+    /// "break your legs", "smash his face in", "break every bone in…": harm to someone else's body
+    /// ("I broke my leg skiing" is an accident, not a threat).
+    private func bodilyHarm(_ index: Int, in range: Range<Int>) -> Bool {
+        guard Self.breaking.contains(text(index)) else { return false }
+        var cursor = index + 1
+        while cursor < min(range.upperBound, index + 4), !Self.bodyParts.contains(text(cursor)) {
+            if ["my", "myself", "the", "a"].contains(text(cursor)) || isBreak(cursor) { return false }
+            cursor += 1
+        }
+        return cursor < range.upperBound && Self.bodyParts.contains(text(cursor))
+    }
+
+    /// Threats that name a consequence: "make you regret", "you'll be sorry", "watch your back".
+    private static let menaces: [(words: [String], notFollowedBy: Set<String>)] = [
+        (["make", "you", "regret"], []), (["make", "sure", "you", "regret"], []), (["make", "you", "pay"], []), (["make", "you", "suffer"], []), (["make", "your", "life", "hell"], []),
+        (["you", "will", "regret", "it"], []), (["you", "will", "regret", "this"], []), (["you", "will", "regret", "that"], ["you", "i"]),
+        (["you", "will", "be", "sorry"], ["you", "that", "to", "for", "about"]), (["you", "will", "pay", "for", "this"], []), (["you", "will", "pay", "for", "that"], []),
+        (["watch", "your", "back"], []), (["watch", "his", "back"], []), (["watch", "her", "back"], []), (["watch", "their", "back"], []),
+        (["coming", "for", "you"], []), (["will", "find", "you"], []), (["going", "to", "find", "you"], []), (["gonna", "find", "you"], []),
+        (["hunt", "you", "down"], []), (["track", "you", "down"], []), (["you", "are", "dead"], ["tired", "wrong", "right", "serious", "on"]), (["you", "are", "next"], ["in", "on", "to", "up", "after"]),
+        (["you", "are", "a", "dead", "man"], []), (["sleep", "with", "one", "eye", "open"], []), (["you", "have", "been", "warned"], []),
+        (["ruin", "your", "life"], []), (["teach", "you", "a", "lesson"], []), (["put", "you", "in", "the", "hospital"], []), (["put", "you", "in", "the", "ground"], []),
+        (["see", "what", "happens", "to", "you"], []), (["what", "happens", "to", "people", "who"], []),
+    ]
+    private static let menacesByFirstWord: [String: [(words: [String], notFollowedBy: Set<String>)]] = Dictionary(grouping: menaces) { $0.words[0] }
+    private static let finding: Set<String> = ["know", "knows", "found", "find", "figured", "tracked", "learned", "got", "traced"]
+    private static let whereabouts: Set<String> = ["live", "lives", "sleep", "sleeps", "work", "works", "go", "goes", "stay", "stays", "park", "parks", "walk", "walks"]
+
+    /// The index of a threat phrased as a consequence or as knowing where someone lives, or nil.
+    private func intimidation(in range: Range<Int>) -> Int? {
+        for start in range {
+            guard let candidates = Self.menacesByFirstWord[text(start)] else { continue }
+            for menace in candidates where phrase(start, menace.words) {
+                let end = start + menace.words.count
+                if end < range.upperBound, menace.notFollowedBy.contains(text(end)) { continue }
+                return start
+            }
+        }
+        // "I know where you live", "found out where your kids go to school".
+        guard vocabulary.contains("where") else { return nil }
+        for index in range where text(index) == "where" {
+            var before = index - 1
+            if ["out", "exactly", "just"].contains(text(before)) { before -= 1 }
+            guard before >= range.lowerBound, Self.finding.contains(text(before)) else { continue }
+            let owner = text(index + 1)
+            if owner == "you", Self.whereabouts.contains(text(index + 2)) { return before }
+            if ["your", "his", "her", "their"].contains(owner),
+               (index + 2...index + 4).contains(where: { $0 < range.upperBound && Self.whereabouts.contains(text($0)) }) { return before }
+        }
+        return nil
+    }
     private static let violentPhrases: [[String]] = [["get", "rid"], ["end", "to"], ["wipe", "out"], ["end", "every"], ["end", "all"], ["end", "their"], ["end", "his"], ["end", "her"], ["end", "your"]]
 
     private static let desires: Set<String> = ["want", "wanna", "wish", "hope", "love"]
@@ -236,6 +396,8 @@ struct ModerationReading {
         for index in range where has(index, .report) && !words[index].quoted && index < (signal ?? range.upperBound) {
             // "a word said by…" is a passive, not a report; "…tell that I am disgusted" is the speaker's own feeling.
             if text(index + 1) == "by" { continue }
+            // "If you post that again…": the reader's next act, not someone's words reported.
+            if text(index - 1) == "you", ["if", "when", "unless", "ever"].contains(text(index - 2)) || (text(index - 2) == "ever" && text(index - 3) == "you") { continue }
             if let signal, (max(index, signal - 3)..<signal).contains(where: { ["i", "we"].contains(text($0)) }) { continue }
             if Self.reportNouns.contains(text(index)) && !["like", "that", "about", "calling", "saying"].contains(text(index + 1)) { continue }
             if endorsedByFirstPerson(index, in: range) { continue }
@@ -273,7 +435,8 @@ struct ModerationReading {
     /// account of what the Klan did is history, not a threat.
     private func isNarration(_ range: Range<Int>, intent: Bool) -> Bool {
         if intent { return false }
-        let past = range.contains { (has($0, .past) && text($0 + 1) != "by") || (words[$0].text.count == 4 && (1500...2030).contains(Int(words[$0].text) ?? 0)) }
+        // "back" tells of the past only as "back then", "back in 1958"; "send them back" is no story.
+        let past = range.contains { (has($0, .past) && text($0 + 1) != "by" && (text($0) != "back" || ["then", "in", "when"].contains(text($0 + 1)))) || (words[$0].text.count == 4 && (1500...2030).contains(Int(words[$0].text) ?? 0)) }
         let present = range.contains { ["are", "is", "am"].contains(text($0)) }
         return past && !present
     }
@@ -394,10 +557,105 @@ struct ModerationReading {
             }
             return
         }
+        if let sign = passiveSign(in: range) {
+            raise(\.selfHarm, 0.85, "self-harm: \(sign)")
+            return
+        }
         for pattern in Self.mentionPhrases where sentenceContains(range, pattern) {
             raise(\.selfHarm, 0.15, "suicide mentioned in the third person or as history")
             return
         }
+    }
+
+    // MARK: Passive ideation and preparation
+
+    /// Fillers that may sit between the words of a sign: "nobody would *even* miss me".
+    private static let signFillers: Set<String> = ["even", "really", "just", "ever", "actually", "honestly", "probably", "all", "truly", "so", "finally", "simply", "such", "already", "definitely", "totally", "seriously", "kind", "of"]
+
+    /// The index just past `parts` matched from `start`, allowing up to two fillers between words.
+    private func looseMatch(_ start: Int, _ parts: [String], in range: Range<Int>) -> Int? {
+        var cursor = start
+        for (offset, part) in parts.enumerated() {
+            var skipped = 0
+            while offset > 0, cursor < range.upperBound, text(cursor) != part, skipped < 2, Self.signFillers.contains(text(cursor)) {
+                cursor += 1
+                skipped += 1
+            }
+            guard cursor < range.upperBound, text(cursor) == part else { return nil }
+            cursor += 1
+        }
+        return cursor
+    }
+
+    private static let subjectAuxiliaries: Set<String> = [
+        "am", "will", "would", "have", "has", "been", "be", "do", "not", "going", "gonna", "to", "can", "could", "just", "really",
+        "finally", "want", "wanna", "wish", "need", "like", "hope", "plan", "planning", "might", "may", "probably", "honestly", "so",
+        "already", "almost", "never", "ready", "decided", "about", "soon", "think", "feel", "feeling", "getting", "been", "definitely", "seriously",
+    ]
+
+    /// Whether the clause's subject, reading back from `index` over auxiliaries and wishes, is "I".
+    private func spokenByMe(_ index: Int, in range: Range<Int>) -> Bool {
+        var cursor = index - 1
+        // Adverbs in -ly ("quietly", "secretly") sit between the subject and the verb too.
+        while cursor >= range.lowerBound, Self.subjectAuxiliaries.contains(text(cursor)) || text(cursor).hasSuffix("ly") { cursor -= 1 }
+        // "I have written my will and said my goodbyes": the subject of the first verb carries over.
+        if cursor >= range.lowerBound, text(cursor) == "and" {
+            return (max(range.lowerBound, cursor - 6)..<cursor).contains { ["i", "im"].contains(text($0)) } && !(max(range.lowerBound, cursor - 6)..<cursor).contains { words[$0].isPunctuation }
+        }
+        return cursor >= range.lowerBound && ["i", "im"].contains(text(cursor))
+    }
+
+    private static let thirdPersons: Set<String> = ["he", "she", "his", "her", "him", "they", "their", "them", "hers", "himself", "herself"]
+    private static let hoarding: Set<String> = ["saving", "saved", "save", "stockpiling", "stockpiled", "stockpile", "hoarding", "hoarded", "hoard", "collecting", "collected", "stashing", "stashed", "stash", "storing", "stored", "keeping", "kept"]
+    private static let pills: Set<String> = ["pills", "pill", "tablets", "meds", "medication", "medications", "painkillers", "prescriptions", "opioids", "sedatives", "sleepers"]
+    private static let givingAway: Set<String> = ["giving", "gave", "given", "give"]
+    private static let belongings: Set<String> = ["things", "stuff", "belongings", "possessions", "everything"]
+    private static let writing: Set<String> = ["wrote", "written", "writing", "write", "left", "leaving", "leave", "finished", "drafted", "drafting"]
+    private static let farewells: Set<String> = ["goodbye", "farewell", "suicide"]
+    private static let letters: Set<String> = ["letter", "letters", "note", "notes", "message", "messages", "video", "videos"]
+
+    /// A first-person sign of passive suicidal ideation or preparation, named in words, or nil.
+    private func passiveSign(in range: Range<Int>) -> String? {
+        let thirdPerson = range.contains { Self.thirdPersons.contains(words[$0].text) }
+        for start in range {
+            guard let candidates = ModerationCrisisSigns.byFirstWord[text(start)] else { continue }
+            for sign in candidates {
+                guard let first = sign.words.first, let end = looseMatch(start, sign.words, in: range) else { continue }
+                if end < range.upperBound, sign.notFollowedBy.contains(text(end)) { continue }
+                var next = end
+                while next < range.upperBound, Self.signFillers.contains(text(next)) { next += 1 }
+                if !sign.then.isEmpty, !sign.then.contains(where: { looseMatch(next, $0, in: range) != nil }) { continue }
+                let negatedBefore = (max(range.lowerBound, start - 4)..<start).contains { has($0, .negator) || text($0) == "any" && has($0 - 1, .negator) }
+                if sign.needsNegation && !negatedBefore { continue }
+                // "I would never give up": a sign denied by its speaker.
+                if !sign.needsNegation, (max(range.lowerBound, start - 2)..<start).contains(where: { ["not", "never"].contains(text($0)) }), first != "not" { continue }
+                switch sign.speaker {
+                case .me: if !spokenByMe(start, in: range) { continue }
+                case .others:
+                    var cursor = start - 1
+                    while cursor >= range.lowerBound, ["be", "would", "all", "so", "much", "probably", "really", "be", "is", "are", "will", "just", "way", "a", "lot", "far"].contains(text(cursor)) { cursor -= 1 }
+                    if cursor >= range.lowerBound, ["i", "im", "we"].contains(text(cursor)) { continue }
+                case .anyone: if thirdPerson { continue }
+                }
+                return "passive wish not to live or to go on"
+            }
+        }
+        // Preparation: pills saved up, belongings given away, goodbye letters written.
+        for index in range where spokenByMe(index, in: range) || (index > range.lowerBound && ["i", "im"].contains(text(index - 1))) {
+            let word = text(index)
+            let ahead = (index + 1)..<min(range.upperBound, index + 6)
+            if Self.hoarding.contains(word), ahead.contains(where: { Self.pills.contains(text($0)) }) {
+                return "stockpiling medication, said in the first person"
+            }
+            if Self.givingAway.contains(word), ahead.contains(where: { text($0) == "away" }),
+               ahead.contains(where: { Self.belongings.contains(text($0)) && ["my", "all", "of"].contains(text($0 - 1)) }) {
+                return "giving belongings away, said in the first person"
+            }
+            if Self.writing.contains(word), ahead.contains(where: { Self.farewells.contains(text($0)) && Self.letters.contains(text($0 + 1)) }) {
+                return "goodbye letters written, said in the first person"
+            }
+        }
+        return nil
     }
 
     // MARK: Sexual

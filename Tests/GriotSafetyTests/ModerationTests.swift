@@ -68,6 +68,36 @@ struct ModerationTests {
         #expect(!moderator.classify("Why did Uncle Amos kill himself?").needsCrisisResponse)
     }
 
+    @Test func passiveIdeationAndPreparationRouteToCrisisButARelativesStoryDoesNot() {
+        let moderator = LocalModerator()
+        for text in ["Everyone would be better off once I'm gone.", "I won't be around much longer.", "I've been stockpiling my pills.",
+                     "I wrote goodbye letters last night.", "There's no reason to keep going."] {
+            #expect(moderator.classify(text).needsCrisisResponse, "\(text)")
+        }
+        for text in ["Aunt June gave away her things before she took her own life in 1970.", "I'm dying to know how the story ends.",
+                     "My parents would be better off if I got a job.", "I won't be around much longer tonight, my train leaves at six."] {
+            #expect(!moderator.classify(text).needsCrisisResponse, "\(text)")
+        }
+    }
+
+    @Test func threatsPhrasedAsConsequencesBlockButAReportedThreatInHistoryDoesNot() {
+        let moderator = LocalModerator()
+        for text in ["You'll regret this.", "Watch your back.", "I know where your kids go to school.", "If you post that again I will break your legs."] {
+            #expect(moderator.classify(text).blocks, "\(text)")
+        }
+        #expect(!moderator.classify("The sheriff told Papa in 1958 that he'd break his legs.").blocks)
+    }
+
+    @Test func expulsionAndBurdenClaimsAboutAGroupBlockButTheirHistoryDoesNot() {
+        let moderator = LocalModerator()
+        for text in ["Refugees are a burden on this country.", "Ship them back where they came from.", "Round up every Mexican."] {
+            #expect(moderator.classify(text).blocks, "\(text)")
+        }
+        for text in ["Caring for elderly parents can be a burden.", "Immigrants sent money back home.", "Grandma beat cancer in 1990."] {
+            #expect(!moderator.classify(text).blocks, "\(text)")
+        }
+    }
+
     @Test func toxicityAboveEightTenthsBlocks() {
         let result = ModerationResult(harassment: 0.81)
         #expect(result.blocks)
