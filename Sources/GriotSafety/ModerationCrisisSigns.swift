@@ -66,7 +66,13 @@ enum ModerationCrisisSigns {
         // No reason left: "there's no reason to keep going", "nothing to live for".
         add(.anyone, [["reason", "to", "keep", "going"], ["reason", "to", "go", "on"], ["reason", "to", "carry", "on"],
                       ["point", "in", "going", "on"], ["point", "going", "on"], ["point", "to", "living"], ["point", "in", "being", "alive"],
-                      ["reason", "to", "be", "alive"], ["reason", "to", "stay", "alive"]], needsNegation: true, notFollowedBy: continuations)
+                      ["reason", "to", "be", "alive"], ["reason", "to", "stay", "alive"], ["point", "in", "living"], ["point", "living"],
+                      ["point", "in", "life"], ["reason", "to", "live"], ["reason", "for", "living"], ["point", "in", "trying"]],
+            needsNegation: true, notFollowedBy: continuations)
+        // Arrangements "in case I'm not around" (but "…around when the parcel comes" is an errand).
+        add(.anyone, [["in", "case", "i", "am", "not", "around"], ["in", "case", "i", "am", "not", "here"], ["in", "case", "i", "do", "not", "make", "it"],
+                      ["in", "case", "anything", "happens", "to", "me"]],
+            notFollowedBy: ["when", "to", "for", "at", "on", "tomorrow", "today", "while", "during", "in"])
         add(.anyone, [["nothing", "to", "live", "for"], ["nothing", "left", "to", "live", "for"]])
         // Nobody would miss me.
         add(.anyone, [["no", "one", "would", "miss", "me"], ["nobody", "will", "miss", "me"], ["no", "one", "will", "miss", "me"],

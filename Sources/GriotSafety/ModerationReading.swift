@@ -591,6 +591,7 @@ struct ModerationReading {
         "am", "will", "would", "have", "has", "been", "be", "do", "not", "going", "gonna", "to", "can", "could", "just", "really",
         "finally", "want", "wanna", "wish", "need", "like", "hope", "plan", "planning", "might", "may", "probably", "honestly", "so",
         "already", "almost", "never", "ready", "decided", "about", "soon", "think", "feel", "feeling", "getting", "been", "definitely", "seriously",
+        "started", "begun", "began", "starting", "ve",
     ]
 
     /// Whether the clause's subject, reading back from `index` over auxiliaries and wishes, is "I".
