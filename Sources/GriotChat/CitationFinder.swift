@@ -9,7 +9,7 @@ import GriotText
 ///
 /// ```swift
 /// let finder = CitationFinder(sources: sources)
-/// let citations = finder.citations(in: "She rowed to the levee [1].", after: 0)
+/// for marker in finder.markers(in: reply) { if case .verified(let citation) = finder.check(number: marker.number, in: reply, at: marker.end) { … } }
 /// ```
 struct CitationFinder: Sendable {
     /// A numbered passage as the model saw it, with what is needed to open it.
@@ -55,11 +55,6 @@ struct CitationFinder: Sendable {
         case outOfRange(number: Int)
         /// The passage has no sentence to quote (empty text).
         case unquotable(number: Int)
-    }
-
-    func citation(number: Int, in text: String, at marker: String.Index) -> Citation? {
-        if case .verified(let citation) = check(number: number, in: text, at: marker) { return citation }
-        return nil
     }
 
     /// Turns a marker into a citation whose quote is verbatim in the cited passage: the quote the
