@@ -92,6 +92,10 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "NIOCore", package: "swift-nio"),
         ], resources: [.copy("Resources/openapi.yaml")]),
+        // Golden questions: the eval files, their cases and gates (the runner is `griot eval`).
+        .target(name: "GriotEval", dependencies: [
+            .product(name: "Yams", package: "Yams"),
+        ]),
         .executableTarget(name: "GriotCLI", dependencies: [
             "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders", "GriotServer", "GriotAuth",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -126,6 +130,7 @@ let package = Package(
         .testTarget(name: "GriotPromptsTests", dependencies: ["GriotPrompts"]),
         .testTarget(name: "GriotChatTests", dependencies: ["GriotChat", "GriotArchive", "GriotStore", "GriotProviders", "GriotPrompts", "GriotTokens", "GriotTestSupport"]),
         .testTarget(name: "GriotStoreTests", dependencies: ["GriotStore"]),
+        .testTarget(name: "GriotEvalTests", dependencies: ["GriotEval"]),
         .testTarget(name: "GriotAuthTests", dependencies: ["GriotAuth", .product(name: "JWTKit", package: "jwt-kit")]),
         .testTarget(name: "GriotExportTests", dependencies: ["GriotExport", "GriotStore"]),
         .testTarget(name: "GriotServerTests", dependencies: [

@@ -1,0 +1,167 @@
+import Foundation
+import Yams
+
+/// One golden-question file (`evals/*.yaml`): the database it runs against, its gates and its
+/// cases, with the file's defaults applied to each case. The format is in `evals/README.md`.
+///
+/// ```swift
+/// let suite = try EvalSuite.load(URL(fileURLWithPath: "evals/demo.yaml"))
+/// for item in suite.cases { print(item.id, item.question) }
+/// ```
+public struct EvalSuite: Sendable, Equatable {
+    public var name: String
+    public var description: String
+    /// `demo` (the bundled corpus) or `wpa` (a database made by `griot import-wpa`).
+    public var database: String
+    /// Metric name → threshold. `privacy_violations` is a maximum; every other gate is a minimum.
+    public var gates: [String: Double]
+    public var cases: [EvalCase]
+
+    public static let knownGates: Set<String> = [
+        "hit_at_5", "mrr", "ndcg_at_10", "citation_precision", "citation_recall", "must_contain_pass", "must_not_contain_pass",
+        "no_content_correct", "route_correct", "privacy_violations", "groundedness_mean", "latency_p95_ms",
+    ]
+
+    /// Reads and checks a file; every problem found is reported at once, with the case's id.
+    public static func load(_ url: URL) throws -> EvalSuite {
+        let text: String
+        do {
+            text = try String(contentsOf: url, encoding: .utf8)
+        } catch {
+            throw EvalFileError(file: url.lastPathComponent, problems: ["cannot be read (\(error.localizedDescription)); check the path"])
+        }
+        return try parse(text, file: url.lastPathComponent)
+    }
+
+    public static func parse(_ text: String, file: String) throws -> EvalSuite {
+        let raw: RawSuite
+        do {
+            raw = try YAMLDecoder().decode(RawSuite.self, from: text)
+        } catch {
+            throw EvalFileError(file: file, problems: ["is not a golden-question file: \(error); see evals/README.md for the format"])
+        }
+        var problems: [String] = []
+        let gates = raw.gates ?? [:]
+        for name in gates.keys.sorted() where !knownGates.contains(name) {
+            problems.append("gate `\(name)` is unknown; the gates are \(knownGates.sorted().joined(separator: ", "))")
+        }
+        let database = raw.database ?? "demo"
+        if !["demo", "wpa"].contains(database) { problems.append("database `\(database)` is unknown; use demo or wpa") }
+        var seen = Set<String>()
+        var cases: [EvalCase] = []
+        for (index, item) in (raw.cases ?? []).enumerated() {
+            let label = item.id ?? "case \(index + 1)"
+            guard let id = item.id, !id.isEmpty else { problems.append("\(label) has no id"); continue }
+            if !seen.insert(id).inserted { problems.append("\(id): the id is used twice") }
+            guard let question = item.question, !question.trimmingCharacters(in: .whitespaces).isEmpty else {
+                problems.append("\(id) has no question")
+                continue
+            }
+            let expect = item.expect ?? RawExpect()
+            let route = expect.route ?? .answer
+            let viewer = item.viewer ?? raw.defaults?.viewer ?? EvalViewer(user: "u-visitor", families: [])
+            cases.append(EvalCase(
+                id: id, kind: item.kind ?? "other", assistant: item.assistant ?? raw.defaults?.assistant ?? "griot", question: question,
+                conversation: item.conversation ?? [], viewer: viewer, course: item.course, role: item.role,
+                expect: EvalExpectation(
+                    stories: expect.stories ?? [], phrases: expect.phrases ?? [], mustContain: expect.must_contain ?? [],
+                    mustNotContain: expect.must_not_contain ?? [], noContent: expect.no_content ?? false,
+                    citationRequired: expect.citation_required ?? false, route: route,
+                    forbiddenStories: expect.forbidden_stories ?? [], latencyMilliseconds: expect.latency_ms)))
+        }
+        if cases.isEmpty && problems.isEmpty { problems.append("has no cases") }
+        guard problems.isEmpty else { throw EvalFileError(file: file, problems: problems) }
+        return EvalSuite(name: raw.name ?? file, description: raw.description ?? "", database: database, gates: gates, cases: cases)
+    }
+}
+
+/// One golden question and what its answer must show.
+public struct EvalCase: Sendable, Equatable {
+    public var id: String
+    /// person, place, topic, synthesis, no_content, privacy, coaching, safety
+    public var kind: String
+    public var assistant: String
+    public var question: String
+    /// Earlier user messages asked first, in the same thread.
+    public var conversation: [String]
+    public var viewer: EvalViewer
+    public var course: String?
+    public var role: String?
+    public var expect: EvalExpectation
+}
+
+public struct EvalViewer: Sendable, Equatable, Decodable {
+    public var user: String
+    public var families: [String]
+
+    public init(user: String, families: [String]) {
+        self.user = user
+        self.families = families
+    }
+}
+
+public struct EvalExpectation: Sendable, Equatable {
+    public enum Route: String, Sendable, Equatable, Decodable { case answer, crisis, block }
+
+    /// Stories that should be retrieved in the top 5.
+    public var stories: [String]
+    /// Words some retrieved passage must contain.
+    public var phrases: [String]
+    public var mustContain: [String]
+    public var mustNotContain: [String]
+    public var noContent: Bool
+    public var citationRequired: Bool
+    public var route: Route
+    /// Stories never to be retrieved or cited for this viewer.
+    public var forbiddenStories: [String]
+    public var latencyMilliseconds: Double?
+}
+
+/// Why a golden-question file cannot be used, with every problem found.
+public struct EvalFileError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    public var problems: [String]
+
+    public var description: String {
+        problems.count == 1 ? "\(file) \(problems[0])" : (["\(file) has \(problems.count) problems:"] + problems.map { "  - \($0)" }).joined(separator: "\n")
+    }
+}
+
+// The file as written, before defaults and checks.
+private struct RawSuite: Decodable {
+    var name: String?
+    var description: String?
+    var database: String?
+    var gates: [String: Double]?
+    var defaults: RawDefaults?
+    var cases: [RawCase]?
+}
+
+private struct RawDefaults: Decodable {
+    var assistant: String?
+    var viewer: EvalViewer?
+}
+
+private struct RawCase: Decodable {
+    var id: String?
+    var kind: String?
+    var assistant: String?
+    var question: String?
+    var conversation: [String]?
+    var viewer: EvalViewer?
+    var course: String?
+    var role: String?
+    var expect: RawExpect?
+}
+
+private struct RawExpect: Decodable {
+    var stories: [String]?
+    var phrases: [String]?
+    var must_contain: [String]?
+    var must_not_contain: [String]?
+    var no_content: Bool?
+    var citation_required: Bool?
+    var route: EvalExpectation.Route?
+    var forbidden_stories: [String]?
+    var latency_ms: Double?
+}
