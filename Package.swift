@@ -94,10 +94,11 @@ let package = Package(
         ], resources: [.copy("Resources/openapi.yaml")]),
         // Golden questions: the eval files, their cases and gates (the runner is `griot eval`).
         .target(name: "GriotEval", dependencies: [
+            "GriotChat", "GriotSearch", "GriotStore",
             .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "GriotCLI", dependencies: [
-            "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders", "GriotServer", "GriotAuth",
+            "GriotEval", "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders", "GriotServer", "GriotAuth",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -130,7 +131,7 @@ let package = Package(
         .testTarget(name: "GriotPromptsTests", dependencies: ["GriotPrompts"]),
         .testTarget(name: "GriotChatTests", dependencies: ["GriotChat", "GriotArchive", "GriotStore", "GriotProviders", "GriotPrompts", "GriotTokens", "GriotTestSupport"]),
         .testTarget(name: "GriotStoreTests", dependencies: ["GriotStore"]),
-        .testTarget(name: "GriotEvalTests", dependencies: ["GriotEval"]),
+        .testTarget(name: "GriotEvalTests", dependencies: ["GriotEval", "GriotChat", "GriotArchive", "GriotStore", "GriotPrompts", "GriotEmbedding"]),
         .testTarget(name: "GriotAuthTests", dependencies: ["GriotAuth", .product(name: "JWTKit", package: "jwt-kit")]),
         .testTarget(name: "GriotExportTests", dependencies: ["GriotExport", "GriotStore"]),
         .testTarget(name: "GriotServerTests", dependencies: [

@@ -1,0 +1,85 @@
+import Foundation
+
+/// A run of one golden-question file: each case's result, the set's metrics, and its gates.
+public struct EvalReport: Codable, Sendable {
+    public struct Gate: Codable, Sendable, Equatable {
+        public var metric: String
+        public var threshold: Double
+        /// Nil when no case measured the metric (the gate then fails: a gate must be measured).
+        public var value: Double?
+        public var passed: Bool
+    }
+
+    public var name: String
+    public var database: String
+    public var metrics: [String: Double]
+    public var gates: [Gate]
+    public var results: [EvalCaseResult]
+
+    public var passed: Bool { gates.allSatisfy(\.passed) }
+
+    /// Gates on these are maxima; every other gate is a minimum.
+    static let maxima: Set<String> = ["privacy_violations", "latency_p95_ms"]
+
+    public init(suite: EvalSuite, results: [EvalCaseResult]) {
+        name = suite.name
+        database = suite.database
+        self.results = results
+        let cases = Dictionary(uniqueKeysWithValues: suite.cases.map { ($0.id, $0) })
+        let metrics = Self.metrics(results, cases: cases)
+        self.metrics = metrics
+        gates = suite.gates.keys.sorted().map { metric in
+            let threshold = suite.gates[metric]!
+            let value = metrics[metric]
+            let passed = value.map { Self.maxima.contains(metric) ? $0 <= threshold : $0 >= threshold } ?? false
+            return Gate(metric: metric, threshold: threshold, value: value, passed: passed)
+        }
+    }
+
+    static func metrics(_ results: [EvalCaseResult], cases: [String: EvalCase]) -> [String: Double] {
+        var metrics: [String: Double] = [:]
+        func share(_ subset: [EvalCaseResult], _ holds: (EvalCaseResult) -> Bool) -> Double? {
+            subset.isEmpty ? nil : Double(subset.filter(holds).count) / Double(subset.count)
+        }
+        func expect(_ result: EvalCaseResult) -> EvalExpectation? { cases[result.id]?.expect }
+
+        let retrieving = results.filter { !(expect($0)?.stories.isEmpty ?? true) }
+        metrics["hit_at_5"] = share(retrieving) { ($0.firstExpectedRank ?? Int.max) <= EvalRunner.hitDepth }
+        if !retrieving.isEmpty {
+            metrics["mrr"] = retrieving.map { $0.firstExpectedRank.map { 1 / Double($0) } ?? 0 }.reduce(0, +) / Double(retrieving.count)
+            var cited = 0, relevant = 0, expected = 0, found = 0
+            for result in retrieving {
+                let stories = Set(expect(result)?.stories ?? [])
+                cited += result.cited.count
+                relevant += result.cited.filter { stories.contains($0) }.count
+                expected += stories.count
+                found += stories.filter { result.cited.contains($0) }.count
+            }
+            if cited > 0 { metrics["citation_precision"] = Double(relevant) / Double(cited) }
+            if expected > 0 { metrics["citation_recall"] = Double(found) / Double(expected) }
+        }
+        metrics["must_contain_pass"] = share(results.filter { !(expect($0)?.mustContain.isEmpty ?? true) }) { result in
+            !result.failures.contains { $0.hasPrefix("the answer lacks") }
+        }
+        metrics["must_not_contain_pass"] = share(results.filter { !(expect($0)?.mustNotContain.isEmpty ?? true) }) { result in
+            !result.failures.contains { $0.hasPrefix("the answer contains") }
+        }
+        metrics["no_content_correct"] = share(results.filter { expect($0)?.noContent == true }) { $0.cited.isEmpty }
+        metrics["route_correct"] = share(results) { !$0.failures.contains { $0.hasPrefix("routed") } }
+        metrics["privacy_violations"] = Double(results.filter(\.privacyViolation).count)
+        let grounded = results.compactMap(\.groundedness)
+        if !grounded.isEmpty {
+            metrics["groundedness_mean"] = grounded.reduce(0, +) / Double(grounded.count)
+            metrics["groundedness_under_0_4"] = Double(grounded.filter { $0 < 0.4 }.count) / Double(grounded.count)
+        }
+        let latencies = results.map(\.milliseconds).sorted()
+        if !latencies.isEmpty {
+            metrics["latency_p50_ms"] = latencies[(latencies.count - 1) / 2]
+            metrics["latency_p95_ms"] = latencies[min(latencies.count - 1, Int((Double(latencies.count) * 0.95).rounded(.up)) - 1)]
+        }
+        let tokens = results.compactMap(\.promptTokens)
+        if !tokens.isEmpty { metrics["tokens_in_mean"] = Double(tokens.reduce(0, +)) / Double(tokens.count) }
+        metrics["cases_passed"] = share(results) { $0.passed }
+        return metrics
+    }
+}
