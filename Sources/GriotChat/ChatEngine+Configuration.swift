@@ -8,15 +8,17 @@ extension ChatEngine {
     /// The engine as configured: prompts from the configured folder (checked at once), the
     /// provider chosen by `GriotConfiguration.provider`, exact BPE token counts, and the safety
     /// stages' tools (a remote moderation endpoint when `GRIOT_MODERATION_URL` is set).
+    /// `chats` defaults to the archive's own database; an eval passes a scratch one.
     public static func open(archive: StoryArchive, configuration: GriotConfiguration,
-                            environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ChatEngine {
+                            environment: [String: String] = ProcessInfo.processInfo.environment,
+                            chats: ChatStore? = nil) async throws -> ChatEngine {
         guard let promptsPath = configuration.promptsPath else {
             throw ConfigurationError("the prompts folder (prompts/ of the checkout) was not found; run griot from the checkout or set GRIOT_PROMPTS")
         }
         let prompts = try PromptRegistry.load(folder: URL(fileURLWithPath: promptsPath))
         let breakers = CircuitBreakerRegistry()
         let provider = try await makeProvider(configuration.provider, environment: environment, breakers: breakers)
-        return ChatEngine(archive: archive, chats: try ChatStore(writer: archive.store.writer), prompts: prompts,
+        return ChatEngine(archive: archive, chats: try chats ?? ChatStore(writer: archive.store.writer), prompts: prompts,
                           provider: provider, counters: .bytePair, breakers: breakers,
                           safety: .standard(embedder: archive.embedder, environment: environment))
     }

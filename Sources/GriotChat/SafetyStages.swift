@@ -51,8 +51,11 @@ struct InputScreen: Sendable {
 struct GroundednessStage: Sendable {
     let scorer: GroundednessScorer
 
-    func review(answer: String, passages: [String]) -> (score: GroundednessScore, verdict: SafetyVerdict, flag: SafetyFlag?) {
-        let score = scorer.score(answer: answer, passages: passages)
+    /// `passages` as the model saw them (title, tellers, people and places, then the text), so
+    /// an answer that names the story or its teller is not taken for inventing them; `question`
+    /// lends its names and numbers the same way.
+    func review(answer: String, passages: [String], question: String) -> (score: GroundednessScore, verdict: SafetyVerdict, flag: SafetyFlag?) {
+        let score = scorer.score(answer: answer, passages: passages, known: question)
         let claims = score.sentences.filter(\.isClaim)
         let weak = claims.filter { $0.score < GroundednessScore.threshold }
         let verdict = SafetyVerdict(

@@ -285,10 +285,15 @@ struct TurnPipeline: Sendable {
         let text = state.text
         guard !text.isEmpty, stages.contains(.groundedness) || stages.contains(.copyright) else { return }
         let passages = context.passages.map(\.text)
+        let described = context.passages.map { passage in
+            ([passage.storyTitle, (passage.interviewees + passage.people).joined(separator: ", "), passage.places.joined(separator: ", ")]
+                .filter { !$0.isEmpty } + [passage.text]).joined(separator: "\n")
+        }
+        let question = plan.question
         let grounding = stages.contains(.groundedness) ? GroundednessStage(scorer: engine.safety.groundedness) : nil
         let copying = stages.contains(.copyright) ? CopyrightStage(check: engine.safety.copyright) : nil
         let (grounded, copied) = try await engine.preparation.run {
-            (grounding?.review(answer: text, passages: passages), copying?.review(answer: text, passages: passages))
+            (grounding?.review(answer: text, passages: described, question: question), copying?.review(answer: text, passages: passages))
         }
         if let grounded {
             state.groundedness = grounded.score

@@ -83,11 +83,15 @@ public struct GroundednessScorer: Sendable {
     }
 
     /// `cited` maps a sentence's index to the passage indices (0-based) of its `[n]` markers;
-    /// without it the markers in `answer` are read. Cited passages are tried first.
-    public func score(answer: String, passages: [String], cited: [Int: [Int]] = [:]) -> GroundednessScore {
+    /// without it the markers in `answer` are read. Cited passages are tried first. `known` is
+    /// other text the answer may name facts from without inventing them (the question: "the
+    /// stories do not cover Aunt Lil" names Aunt Lil because the asker did); it lends no
+    /// support of its own.
+    public func score(answer: String, passages: [String], cited: [Int: [Int]] = [:], known: String = "") -> GroundednessScore {
         let parsed = GroundedAnswer(answer)
         let citations = cited.isEmpty ? parsed.cited : cited
-        let evidence = Evidence(passages: passages, analyzer: analyzer)
+        var evidence = Evidence(passages: passages, analyzer: analyzer)
+        if !known.isEmpty { evidence.factKeys.formUnion(GroundedFacts.keys(inPassage: known)) }
         let claims = parsed.sentences.map { Claim($0, analyzer: analyzer) }
         let preferred = claims.indices.map { (citations[$0] ?? []).filter { passages.indices.contains($0) } }
         let semantic = semanticSupport(claims, evidence, preferred: preferred)
@@ -249,9 +253,23 @@ private struct Claim {
         terms = Set(analyzer.terms(in: text)).subtracting(Self.framing)
         facts = GroundedFacts.mentions(in: text)
         let isQuestion = text.hasSuffix("?")
-        // "I hope this helps." and "The stories don't say." have no content left to check.
-        isClaim = !facts.isEmpty || (!isQuestion && !terms.subtracting(Self.conversational).isEmpty)
+        // "I hope this helps." and "The stories don't say." have no content left to check; nor
+        // has an answer saying the stories are silent, or suggesting a story to record, which is
+        // what the prompts ask for when they are.
+        isClaim = !Self.isAbstention(text) && (!facts.isEmpty || (!isQuestion && !terms.subtracting(Self.conversational).isEmpty))
     }
+
+    static func isAbstention(_ text: String) -> Bool {
+        let lowered = text.lowercased().replacingOccurrences(of: "’", with: "'")
+        return abstentions.contains { lowered.contains($0) }
+    }
+
+    static let abstentions = [
+        "do not cover", "don't cover", "does not cover", "doesn't cover", "do not mention", "don't mention", "does not mention",
+        "doesn't mention", "do not say", "don't say", "does not say", "doesn't say", "rather not guess", "not guess",
+        "consider recording", "could record", "might record", "record a story", "recording a story", "ask them about",
+        "could ask", "might ask", "worth asking", "becomes the answer",
+    ]
 
     /// The share of the content terms that a passage has.
     func lexical(_ passage: Set<String>) -> Double {

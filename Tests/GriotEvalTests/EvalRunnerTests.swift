@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import GriotArchive
 import GriotChat
 import GriotEmbedding
@@ -73,5 +76,31 @@ func demoEngine() throws -> ChatEngine {
         #expect(!report.passed)
         let failed = Set(report.gates.filter { !$0.passed }.map(\.metric))
         #expect(failed == ["hit_at_5", "must_contain_pass", "privacy_violations"])
+    }
+}
+
+/// The report's JUnit form is XML a CI tool can read: one test case per golden question and gate.
+@Suite struct EvalTextTests {
+    @Test func junitIsValidXMLWithAFailurePerFailedCaseAndGate() async throws {
+        var suite = try EvalSuite.parse(EvalRunnerTests().suiteText, file: "sample.yaml")
+        suite.cases[0].expect.mustContain = ["levee & <dam>"]
+        let report = try await EvalRunner(engine: try demoEngine()).run(suite)
+        let xml = EvalText.junit([report])
+        final class Counter: NSObject, XMLParserDelegate {
+            var cases = 0, failures = 0, suites = 0
+            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+                if name == "testcase" { cases += 1 }
+                if name == "failure" { failures += 1 }
+                if name == "testsuite" { suites += 1 }
+            }
+        }
+        let parser = XMLParser(data: Data(xml.utf8))
+        let counter = Counter()
+        parser.delegate = counter
+        #expect(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
+        #expect(counter.suites == 1)
+        #expect(counter.cases == suite.cases.count + suite.gates.count)
+        #expect(counter.failures == 2, "the case and its must_contain gate")
+        #expect(EvalText.summary(report).contains("gate must_contain_pass FAILED"))
     }
 }

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import GriotArchive
+import GriotChat
+import GriotEmbedding
+import GriotEval
+import GriotStore
+
+struct EvalCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Run golden-question files through the chat pipeline and check their gates.",
+        discussion: """
+            Each case goes through the same pipeline as the service (moderation, retrieval under the \
+            viewer's access, the prompt, the provider, the safety stages). A file whose database is \
+            `demo` runs on a fresh copy of the bundled corpus unless --db is given; a `wpa` file needs \
+            --db (a database made by griot import-wpa). Exits 1 when a gate fails. The format is in \
+            evals/README.md.
+            """)
+
+    @Argument(help: "Golden-question files (evals/*.yaml).")
+    var files: [String]
+
+    @Option(name: .long, help: "Write the whole report (metrics, gates, every case) as JSON here.")
+    var json: String?
+
+    @Option(name: .long, help: "Write the cases as JUnit XML here (one test case each, failures with their reasons).")
+    var junit: String?
+
+    @OptionGroup var options: ArchiveOptions
+
+    func run() async throws {
+        let suites = try files.map { try EvalSuite.load(URL(fileURLWithPath: $0)) }
+        let configuration = try options.configuration()
+        var reports: [EvalReport] = []
+        for suite in suites {
+            let engine = try await ChatEngine.open(archive: try archive(for: suite, configuration: configuration), configuration: configuration,
+                                                   chats: try ChatStore(writer: StoryStore.inMemory().writer))
+            let progress = ProgressBar(label: suite.name)
+            let report = try await EvalRunner(engine: engine).run(suite, progress: progress.update)
+            progress.finish()
+            print(EvalText.summary(report))
+            reports.append(report)
+        }
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            try encoder.encode(reports).write(to: URL(fileURLWithPath: json))
+        }
+        if let junit { try EvalText.junit(reports).write(toFile: junit, atomically: true, encoding: .utf8) }
+        if reports.contains(where: { !$0.passed }) { throw ExitCode(1) }
+    }
+
+    /// The demo files run on a fresh in-memory copy of the bundled corpus, so a run never
+    /// depends on what a local database holds; anything else needs --db.
+    private func archive(for suite: EvalSuite, configuration: GriotConfiguration) throws -> StoryArchive {
+        if options.db != nil || suite.database != "demo" {
+            guard options.db != nil || !configuration.usesDefaultDatabase else {
+                throw ValidationError("\(suite.name) runs on the \(suite.database) database; pass --db FILE (made by griot import-wpa)")
+            }
+            return try options.openArchive()
+        }
+        guard let corpus = configuration.corpusPath else {
+            throw ValidationError("the demo corpus (corpus/ of the checkout) was not found; run from the checkout or set GRIOT_CORPUS")
+        }
+        let archive = try StoryArchive(store: .inMemory(), configuration: configuration.bm25, embedder: try SentenceEmbedder())
+        let progress = ProgressBar(label: "demo corpus")
+        _ = try archive.ingest(StoryFiles.read([corpus]).stories, progress: progress.update)
+        progress.finish()
+        return archive
+    }
+}
+
