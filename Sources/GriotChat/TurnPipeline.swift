@@ -290,7 +290,10 @@ struct TurnPipeline: Sendable {
                 .filter { !$0.isEmpty } + [passage.text]).joined(separator: "\n")
         }
         let question = plan.question
-        let grounding = stages.contains(.groundedness) ? GroundednessStage(scorer: engine.safety.groundedness) : nil
+        // An assistant that retrieves nothing (the coach) has no passages to be grounded in; a
+        // retrieving one that found nothing is judged against nothing, and flagged if it claims.
+        let retrieves = plan.template.retrieval.k > 0
+        let grounding = stages.contains(.groundedness) && retrieves ? GroundednessStage(scorer: engine.safety.groundedness) : nil
         let copying = stages.contains(.copyright) ? CopyrightStage(check: engine.safety.copyright) : nil
         let (grounded, copied) = try await engine.preparation.run {
             (grounding?.review(answer: text, passages: described, question: question), copying?.review(answer: text, passages: passages))

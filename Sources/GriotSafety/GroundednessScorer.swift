@@ -251,13 +251,20 @@ private struct Claim {
     init(_ text: String, analyzer: TextAnalyzer) {
         self.text = text
         terms = Set(analyzer.terms(in: text)).subtracting(Self.framing)
-        facts = GroundedFacts.mentions(in: text)
+        // "these 3 stories", "4 of the family's stories": a count of the sources, not a fact of the past.
+        let lowered = text.lowercased().replacingOccurrences(of: "’", with: "'")
+        facts = GroundedFacts.mentions(in: text).filter { fact in
+            let number = fact.text.lowercased()
+            return !Self.sourceNouns.contains { lowered.contains("\(number) \($0)") || lowered.contains("\(number) of the \($0)") || lowered.contains("\(number) of the family's \($0)") }
+        }
         let isQuestion = text.hasSuffix("?")
         // "I hope this helps." and "The stories don't say." have no content left to check; nor
         // has an answer saying the stories are silent, or suggesting a story to record, which is
-        // what the prompts ask for when they are.
+        // what the prompts ask for when they are, nor a sentence about the stories themselves.
         isClaim = !Self.isAbstention(text) && (!facts.isEmpty || (!isQuestion && !terms.subtracting(Self.conversational).isEmpty))
     }
+
+    static let sourceNouns = ["stories", "story", "passages", "recordings", "interviews", "sources"]
 
     static func isAbstention(_ text: String) -> Bool {
         let lowered = text.lowercased().replacingOccurrences(of: "’", with: "'")
@@ -269,6 +276,9 @@ private struct Claim {
         "doesn't mention", "do not say", "don't say", "does not say", "doesn't say", "rather not guess", "not guess",
         "consider recording", "could record", "might record", "record a story", "recording a story", "ask them about",
         "could ask", "might ask", "worth asking", "becomes the answer",
+        // Sentences about the stories rather than the past: "Ida Mae comes up in 3 of the
+        // family's stories that you can see. Here is what they tell, story by story."
+        "stories that you can see", "stories you can see", "here is what", "here's what", "story by story", "comes up in",
     ]
 
     /// The share of the content terms that a passage has.
