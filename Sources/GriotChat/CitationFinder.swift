@@ -137,33 +137,24 @@ struct CitationFinder: Sendable {
 enum VerbatimMatch {
     static func find(_ quote: String, in passage: [Unicode.Scalar]) -> Range<Int>? {
         let needle = normalized(Array(quote.unicodeScalars)).scalars
-        guard !needle.isEmpty else { return nil }
         let (haystack, origin) = normalized(passage)
-        guard needle.count <= haystack.count else { return nil }
-        var start = 0
-        while start + needle.count <= haystack.count {
-            if haystack[start] == needle[0] {
-                var length = 1
-                while length < needle.count, haystack[start + length] == needle[length] { length += 1 }
-                if length == needle.count {
-                    let end = origin[start + needle.count - 1] + 1
-                    return origin[start]..<end
-                }
-            }
-            start += 1
-        }
-        return nil
+        guard let start = firstOffset(of: needle, in: haystack) else { return nil }
+        return origin[start]..<(origin[start + needle.count - 1] + 1)
     }
 
     /// Whether normalised `needle` occurs in normalised `haystack` (both from `normalized`).
     static func contains(_ needle: [Unicode.Scalar], in haystack: [Unicode.Scalar]) -> Bool {
-        guard !needle.isEmpty, needle.count <= haystack.count else { return false }
+        firstOffset(of: needle, in: haystack) != nil
+    }
+
+    private static func firstOffset(of needle: [Unicode.Scalar], in haystack: [Unicode.Scalar]) -> Int? {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return nil }
         var start = 0
         while start + needle.count <= haystack.count {
-            if haystack[start] == needle[0], haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+            if haystack[start] == needle[0], haystack[start..<(start + needle.count)].elementsEqual(needle) { return start }
             start += 1
         }
-        return false
+        return nil
     }
 
     /// The scalars with white space collapsed and quotation marks evened out, and where each came from.

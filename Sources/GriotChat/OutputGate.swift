@@ -44,8 +44,6 @@ struct OutputGate: Sendable {
         self.sources = moderator == nil ? [] : sources.map { VerbatimMatch.normalized(Array($0.unicodeScalars)).scalars }
     }
 
-    var isPassThrough: Bool { scrubber == nil && moderator == nil }
-
     /// Takes a piece of the model's text; returns the checked text of the sentences it completed.
     mutating func feed(_ piece: String) -> String? {
         held += piece
