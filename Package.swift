@@ -45,6 +45,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // Assistants as files: versioned prompts with front matter, validated and labelled.
         .target(name: "GriotPrompts", dependencies: [
@@ -81,7 +82,7 @@ let package = Package(
         // The HTTP service on Hummingbird: routes, SSE, auth, rate limits, audit, metrics.
         .target(name: "GriotServer", dependencies: [
             "GriotChat", "GriotArchive", "GriotAuth", "GriotExport", "GriotStore", "GriotSearch", "GriotStories", "GriotProviders", "GriotPrompts",
-            "GriotSafety",
+            "GriotSafety", "GriotEval",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -94,7 +95,7 @@ let package = Package(
         ], resources: [.copy("Resources/openapi.yaml")]),
         // Golden questions: the eval files, their cases and gates (the runner is `griot eval`).
         .target(name: "GriotEval", dependencies: [
-            "GriotChat", "GriotSearch", "GriotStore",
+            "GriotChat", "GriotSearch", "GriotStore", "GriotArchive", "GriotPrompts", "GriotProviders",
             .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "GriotCLI", dependencies: [
@@ -131,7 +132,9 @@ let package = Package(
         .testTarget(name: "GriotPromptsTests", dependencies: ["GriotPrompts"]),
         .testTarget(name: "GriotChatTests", dependencies: ["GriotChat", "GriotArchive", "GriotStore", "GriotProviders", "GriotPrompts", "GriotTokens", "GriotTestSupport"]),
         .testTarget(name: "GriotStoreTests", dependencies: ["GriotStore"]),
-        .testTarget(name: "GriotEvalTests", dependencies: ["GriotEval", "GriotChat", "GriotArchive", "GriotStore", "GriotPrompts", "GriotEmbedding"]),
+        .testTarget(name: "GriotEvalTests", dependencies: [
+            "GriotEval", "GriotChat", "GriotArchive", "GriotStore", "GriotPrompts", "GriotEmbedding", "GriotProviders", "GriotSearch", "GriotTestSupport",
+        ]),
         .testTarget(name: "GriotAuthTests", dependencies: ["GriotAuth", .product(name: "JWTKit", package: "jwt-kit")]),
         .testTarget(name: "GriotExportTests", dependencies: ["GriotExport", "GriotStore"]),
         .testTarget(name: "GriotServerTests", dependencies: [

@@ -80,6 +80,12 @@ public final class StoryArchive: Sendable {
     public let embedder: SentenceEmbedder?
     private let writes = Mutex<Void>(())
     private let state = Mutex<State?>(nil)
+    /// The index version as last read or written (`indexVersion()`).
+    private let version = Mutex<Int?>(nil)
+
+    /// The meta key of the index version: a count of the committed changes to the stories'
+    /// passages (ingests that changed something, deletes, reindexes), kept in the database.
+    static let indexVersionKey = "index_version"
 
     struct State {
         var index: PassageIndex
@@ -173,6 +179,7 @@ public final class StoryArchive: Sendable {
                                                  model: embedder.modelID)
                         for (id, vector) in try embed(changedPassages.filter { kept[$0.id] == nil }, with: embedder) { vectors[id] = vector }
                     }
+                    if !changed.isEmpty { try bumpIndexVersion() }
                     guard !changed.isEmpty, let analyzer = state.withLock({ $0?.index.analyzer }) else { return }
                     let prepared = PassageIndex.prepare(changed.map { (StoryFacets(story: $0.0), Self.documents(for: $0.0, passages: $0.1, vectors: vectors)) }, analyzer: analyzer)
                     state.withLock { state in
@@ -200,6 +207,7 @@ public final class StoryArchive: Sendable {
     public func delete(storyID: String) throws -> Bool {
         try writes.withLock { _ in
             let deleted = try store.delete(storyID: storyID)
+            if deleted { try bumpIndexVersion() }
             state.withLock { state in
                 guard state != nil else { return }
                 state!.index.removeStory(storyID)
@@ -262,6 +270,26 @@ public final class StoryArchive: Sendable {
         return SearchOutcome(results: results, spellingExpansions: visibleExpansions)
     }
 
+    /// Named passages in the order given, with the scores given, leaving out any the filter does
+    /// not admit (a story since made private) or the index no longer holds: a replay of a turn
+    /// on the passages it retrieved.
+    public func passages(_ pinned: [(id: String, score: Float)], filter: SearchFilter) throws -> SearchOutcome {
+        let snapshot = try snapshot()
+        var admitted: [String: Bool] = [:]
+        var results: [PassageResult] = []
+        for (id, score) in pinned {
+            guard let passage = snapshot.passages[id] else { continue }
+            if admitted[passage.storyID] == nil {
+                admitted[passage.storyID] = try store.story(id: passage.storyID).map(filter.admits) ?? false
+            }
+            guard admitted[passage.storyID] == true else { continue }
+            results.append(PassageResult(passage: passage, storyTitle: snapshot.titles[passage.storyID] ?? passage.storyID, score: score,
+                                         snippet: SnippetBuilder(analyzer: snapshot.index.analyzer).snippet(of: passage.text, terms: []),
+                                         lexical: nil, dense: nil))
+        }
+        return SearchOutcome(results: results, spellingExpansions: [:])
+    }
+
     /// Re-embeds every passage with the current model (after a model change), then rebuilds
     /// the index; `progress` hears (passages done, total).
     public func reindex(progress: ((Int, Int) -> Void)? = nil) throws -> Int {
@@ -272,6 +300,7 @@ public final class StoryArchive: Sendable {
             _ = try embed(passages, with: embedder, progress: progress)
             let rebuilt = try buildState()
             state.withLock { $0 = rebuilt }
+            try bumpIndexVersion()
             return passages.count
         }
     }
@@ -287,6 +316,26 @@ public final class StoryArchive: Sendable {
             progress?(min(start + 256, passages.count), passages.count)
         }
         return vectors
+    }
+
+    /// Which index a search ran on, for turn snapshots and replays: the count of committed changes
+    /// to the passages (`v12`), the embedding model, and the BM25 parameters. Two searches with the
+    /// same version saw the same passages and vectors.
+    public func indexVersion() throws -> String {
+        let number = try version.withLock { cached in
+            if let cached { return cached }
+            let stored = try store.metaValue(Self.indexVersionKey).flatMap { Int($0) } ?? 0
+            cached = stored
+            return stored
+        }
+        return "v\(number) \(embedder?.modelID ?? "lexical-only") bm25(k1=\(configuration.k1),b=\(configuration.b))"
+    }
+
+    /// Called under `writes` after a committed change.
+    private func bumpIndexVersion() throws {
+        let next = (try store.metaValue(Self.indexVersionKey).flatMap { Int($0) } ?? 0) + 1
+        try store.setMetaValue(Self.indexVersionKey, String(next))
+        version.withLock { $0 = next }
     }
 
     /// How many passages the index holds (building it if needed).

@@ -24,7 +24,7 @@ extension ChatEngine {
     }
 
     /// `auto` picks the OpenAI-compatible provider when a key or a base URL is configured.
-    static func makeProvider(_ choice: GriotConfiguration.ProviderChoice, environment: [String: String],
+    public static func makeProvider(_ choice: GriotConfiguration.ProviderChoice, environment: [String: String],
                              breakers: CircuitBreakerRegistry) async throws -> any ChatProvider {
         let wantsRemote: Bool
         switch choice {

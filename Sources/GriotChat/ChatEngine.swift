@@ -21,6 +21,10 @@ public struct TurnRequest: Sendable, Hashable {
     public var userName: String?
     /// The prompt version: a label (`production`, `latest`) or a version number.
     public var promptLabel: String
+    /// A model in place of the prompt's (a replay with another model).
+    public var model: String?
+    /// Passages to use instead of searching, in this order (a replay on the index snapshot).
+    public var pinnedPassages: [TurnSnapshot.RetrievedPassage]?
 
     public init(assistant: String = "griot", message: String, viewer: Viewer, threadID: String? = nil, courseID: String? = nil,
                 role: String? = nil, userName: String? = nil, promptLabel: String = "production", voice: Bool = false) {
@@ -185,7 +189,8 @@ public final class ChatTurn: Sendable {
         replyMessageID = plan.replyMessage.id
         let (stream, continuation) = AsyncStream.makeStream(of: TurnEvent.self, bufferingPolicy: .unbounded)
         events = stream
-        let task = Task { await pipeline.run(plan, emit: continuation) }
+        let emitter = TurnEmitter(continuation)
+        let task = Task { await pipeline.run(plan, emit: emitter) }
         self.task = task
         // A client that stops listening stops the turn; the pipeline stores the partial reply.
         continuation.onTermination = { termination in

@@ -32,10 +32,11 @@ struct TurnPipeline: Sendable {
     /// How often a streaming reply's text so far is written to the database (by `ReplyCheckpoints`).
     static let flushInterval = 0.5
 
-    func run(_ plan: TurnPlan, emit: AsyncStream<TurnEvent>.Continuation) async {
+    func run(_ plan: TurnPlan, emit: TurnEmitter) async {
         var state = TurnState(plan: plan, started: Date())
         let provider = engine.provider
-        state.model = plan.template.model.model ?? provider.defaultModel
+        state.model = plan.request.model ?? plan.template.model.model ?? provider.defaultModel
+        state.indexVersion = try? engine.archive.indexVersion()
         emit.yield(.meta(TurnMeta(
             turnID: plan.turnID, threadID: plan.thread.id, userMessageID: plan.userMessage.id, assistantMessageID: plan.replyMessage.id,
             assistant: plan.template.assistant, promptVersion: plan.template.version, promptHash: plan.template.textHash,
@@ -74,12 +75,15 @@ struct TurnPipeline: Sendable {
         }
         if state.status == .streaming || Task.isCancelled && state.status != .failed && state.status != .blocked { state.status = .stopped }
         if let failure = state.failure { emit.yield(.error(failure)) }
-        finish(&state)
-        emit.yield(.done(TurnSummary(
+        // `done` goes out after the turn is stored, and is stored with the other events.
+        let done = TurnEvent.done(TurnSummary(
             turnID: plan.turnID, messageID: plan.replyMessage.id, status: state.status, text: state.text, citations: state.citations,
             flags: state.flags, groundedness: state.groundedness?.answer, verdicts: state.verdicts.map(\.verdict),
             moderationCategory: state.moderation.map { $0.needsCrisisResponse && !$0.blocks ? ModerationCategory.selfHarm.rawValue : $0.topCategory.rawValue },
-            model: state.model, elapsedSeconds: Date().timeIntervalSince(state.started), firstTokenSeconds: state.firstToken)))
+            model: state.model, elapsedSeconds: Date().timeIntervalSince(state.started), firstTokenSeconds: state.firstToken))
+        emit.record(done)
+        finish(&state, events: emit.sent)
+        emit.send(done)
         emit.finish()
     }
 
@@ -114,7 +118,14 @@ struct TurnPipeline: Sendable {
         let settings = RetrievalSettings(
             mode: policy.mode == "bm25" ? .lexical : (policy.mode == "dense" ? .dense : .hybrid),
             fusion: policy.fusion == "rrf" ? .reciprocalRank(k: Float(policy.rrfK)) : .weighted(lexicalWeight: Float(policy.lexicalWeight)))
-        let outcome = try engine.archive.search(query, filter: SearchFilter(viewer: plan.request.viewer), k: policy.k, settings: settings)
+        let outcome: SearchOutcome
+        if let pinned = plan.request.pinnedPassages?.prefix(policy.k) {
+            // A replay on the snapshot's index: the passages the turn retrieved, in its order, as long
+            // as the viewer may still see them.
+            outcome = try engine.archive.passages(pinned.map { (id: $0.passageID, score: Float($0.score)) }, filter: SearchFilter(viewer: plan.request.viewer))
+        } else {
+            outcome = try engine.archive.search(query, filter: SearchFilter(viewer: plan.request.viewer), k: policy.k, settings: settings)
+        }
         var stories: [String: GriotStories.Story] = [:]
         var sources: [CitationFinder.Source] = []
         for (index, result) in outcome.results.enumerated() {
@@ -135,7 +146,7 @@ struct TurnPipeline: Sendable {
                 lexicalRank: result.lexical?.rank, lexicalScore: result.lexical.map { Double($0.score) },
                 denseRank: result.dense?.rank, denseScore: result.dense.map { Double($0.score) }))
         }
-        state.retrieval = "\(policy.mode) k=\(policy.k) fusion=\(settings.fusion)"
+        state.retrieval = "\(policy.mode) k=\(policy.k) fusion=\(settings.fusion)" + (plan.request.pinnedPassages != nil ? " pinned" : "")
         return sources
     }
 
@@ -171,15 +182,17 @@ struct TurnPipeline: Sendable {
     }
 
     private func generate(_ plan: TurnPlan, context: AssembledContext, finder: CitationFinder, state: inout TurnState,
-                          emit: AsyncStream<TurnEvent>.Continuation) async throws {
+                          emit: TurnEmitter) async throws {
         let counter = try engine.counters.counter(for: plan.template.model.encoding)
         let request = ChatRequest(
-            messages: context.messages, settings: plan.template.model.settings(maxTokens: plan.template.budget.replyReserve),
+            messages: context.messages, settings: Self.settings(plan),
             grounding: Grounding(assistant: plan.template.assistant, question: plan.question, passages: context.passages,
                                  command: plan.command?.rawValue, language: plan.language))
         // The provider calls the regrouping in the task that reads the model's connection: a token
         // crosses no task boundary between the model's stream and the delta it ends up in.
         let gate = try outputGate(plan, sources: context.passages.map(\.text))
+        // What the provider sends is recorded (a cassette) so that a replay can play it back.
+        state.recording = RecordedReply(requestHash: request.fingerprint, provider: engine.provider.name)
         let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, gate: gate,
                                          checkCitations: plan.template.safety.contains(.citations), emit: emit) { [checkpoints = engine.checkpoints] text in
             checkpoints.save(messageID: plan.replyMessage.id, text: text)
@@ -190,6 +203,7 @@ struct TurnPipeline: Sendable {
             state = regrouping.state
         }
         try await engine.provider.generate(request, into: regrouping.receive)
+        regrouping.recordingComplete()
     }
 
     // MARK: Safety stages
@@ -242,7 +256,7 @@ struct TurnPipeline: Sendable {
 
     /// The crisis template as the reply, with the flag a coaching UI uses to bring in a coach.
     /// No model is called and no passage is retrieved.
-    private func respondToCrisis(_ plan: TurnPlan, template: PromptTemplate, state: inout TurnState, emit: AsyncStream<TurnEvent>.Continuation) throws {
+    private func respondToCrisis(_ plan: TurnPlan, template: PromptTemplate, state: inout TurnState, emit: TurnEmitter) throws {
         let profile = try? engine.chats.profile(userID: plan.thread.userID)
         let text = try template.systemPrompt(role: nil, command: nil, values: [
             "user_name": plan.request.userName ?? profile?.displayName ?? "",
@@ -280,7 +294,7 @@ struct TurnPipeline: Sendable {
     /// Stage 4: checks of the whole answer once it is complete: groundedness against the passages
     /// the model saw ("AI may be inaccurate" below 0.4) and copyright similarity (long runs
     /// copied from a passage, for coach review). Runs on the preparation lane: it embeds text.
-    private func review(_ plan: TurnPlan, context: AssembledContext, state: inout TurnState, emit: AsyncStream<TurnEvent>.Continuation) async throws {
+    private func review(_ plan: TurnPlan, context: AssembledContext, state: inout TurnState, emit: TurnEmitter) async throws {
         let stages = plan.template.safety
         let text = state.text
         guard !text.isEmpty, stages.contains(.groundedness) || stages.contains(.copyright) else { return }
@@ -309,6 +323,13 @@ struct TurnPipeline: Sendable {
         }
     }
 
+    /// The model settings the provider is given: the prompt's, with a replay's model instead.
+    static func settings(_ plan: TurnPlan) -> ModelSettings {
+        var settings = plan.template.model.settings(maxTokens: plan.template.budget.replyReserve)
+        if let model = plan.request.model { settings.model = model }
+        return settings
+    }
+
     static func json(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -318,7 +339,8 @@ struct TurnPipeline: Sendable {
 
     // MARK: Storing
 
-    private func finish(_ state: inout TurnState) {
+    private func finish(_ state: inout TurnState, events: [TurnSnapshot.SentEvent]) {
+        state.events = events
         state.finished = Date()
         engine.checkpoints.close(messageID: state.plan.replyMessage.id)
         let output = state.verdicts.filter { $0.verdict.stage != "moderation" && $0.verdict.stage != "crisis" }.map(\.verdict)
@@ -340,11 +362,15 @@ struct TurnPipeline: Sendable {
             assistant: plan.template.assistant, promptVersion: plan.template.version, promptHash: plan.template.textHash,
             promptLabel: plan.request.promptLabel, role: plan.role, command: plan.command?.rawValue,
             language: plan.language, languageConfidence: plan.languageGuess.confidence, provider: engine.provider.name,
-            model: state.model, upstreamModel: state.upstreamModel, settings: plan.template.model.settings(maxTokens: plan.template.budget.replyReserve),
-            retrieval: state.retrieval, indexPassages: try? engine.archive.indexedPassageCount(), passages: state.retrieved,
+            model: state.model, upstreamModel: state.upstreamModel, settings: Self.settings(plan),
+            retrieval: state.retrieval, indexPassages: try? engine.archive.indexedPassageCount(), indexVersion: state.indexVersion,
+            passages: state.retrieved,
             ledger: state.ledger, citations: state.citations, text: state.text, failure: state.failure, usage: state.usage,
             firstTokenSeconds: state.firstToken, safety: state.verdicts.map(\.verdict), flags: state.flags,
-            groundedness: state.groundedness?.answer)
+            groundedness: state.groundedness?.answer, viewerUser: plan.request.viewer.userID,
+            viewerFamilies: plan.request.viewer.familyGroupIDs.sorted(), courseID: plan.request.courseID, userName: plan.request.userName,
+            voice: plan.request.voice,
+            question: plan.userMessage.content, status: status, events: state.events.isEmpty ? nil : state.events, recording: state.recording)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -403,11 +429,11 @@ final class DeltaRegrouping: Sendable {
     private let finder: CitationFinder
     private let counter: any TokenCounter
     private let checkCitations: Bool
-    private let emit: AsyncStream<TurnEvent>.Continuation
+    private let emit: TurnEmitter
     private let flush: @Sendable (String) -> Void
 
     init(state: TurnState, finder: CitationFinder, counter: any TokenCounter, gate: OutputGate? = nil, checkCitations: Bool = false,
-         emit: AsyncStream<TurnEvent>.Continuation, flush: @escaping @Sendable (String) -> Void) {
+         emit: TurnEmitter, flush: @escaping @Sendable (String) -> Void) {
         progress = Mutex(Progress(state: state, gate: gate))
         self.finder = finder
         self.counter = counter
@@ -423,8 +449,10 @@ final class DeltaRegrouping: Sendable {
         progress.withLock { progress in
             switch event {
             case .model(let model):
+                progress.state.recording?.events.append(.model(model))
                 progress.state.upstreamModel = model
             case .text(let piece):
+                progress.state.recording?.events.append(.text(piece))
                 if progress.state.firstToken == nil { progress.state.firstToken = Date().timeIntervalSince(progress.state.started) }
                 if progress.gate != nil {
                     guard let checked = progress.gate!.feed(piece) else { return }
@@ -436,10 +464,16 @@ final class DeltaRegrouping: Sendable {
                     flush(progress.state.text)
                     progress.lastFlush = Date()
                 }
-            case .finished(_, let usage):
+            case .finished(let reason, let usage):
+                progress.state.recording?.events.append(.finished(reason: reason, usage: usage))
                 progress.state.usage = usage
             }
         }
+    }
+
+    /// The provider's reply ended normally: its recording may be played back.
+    func recordingComplete() {
+        progress.withLock { $0.state.recording?.complete = true }
     }
 
     /// Checks and sends what is held back (the reply has ended, or was stopped), and records
@@ -591,6 +625,11 @@ struct TurnState: Sendable {
     /// The safety stages' verdicts, each with the message it is about.
     var verdicts: [(verdict: SafetyVerdict, messageID: String)] = []
     var flags: [SafetyFlag] = []
+    var indexVersion: String?
+    /// The provider's reply as it arrived, with the request's fingerprint.
+    var recording: RecordedReply?
+    /// The events sent to the client, once the turn has ended.
+    var events: [TurnSnapshot.SentEvent] = []
 
     mutating func fail(code: String, message: String) {
         status = .failed
@@ -602,7 +641,7 @@ struct TurnState: Sendable {
     }
 
     /// Sends a flag and keeps it for the summary and the snapshot.
-    mutating func raise(_ flag: SafetyFlag, emit: AsyncStream<TurnEvent>.Continuation) {
+    mutating func raise(_ flag: SafetyFlag, emit: TurnEmitter) {
         flags.append(flag)
         emit.yield(.flag(flag))
     }
@@ -614,42 +653,89 @@ struct TurnStageFailure: Error {
     var message: String
 }
 
-/// What is stored with each turn so it can be explained (and, later, replayed).
-struct TurnSnapshot: Codable {
-    struct RetrievedPassage: Codable, Sendable {
-        var number: Int
-        var storyID: String
-        var passageID: String
-        var score: Double
-        var lexicalRank: Int?
-        var lexicalScore: Double?
-        var denseRank: Int?
-        var denseScore: Double?
+extension TurnSnapshot {
+    /// Reads a stored snapshot. Its keys were written snake_case from Swift names, where `ID` is
+    /// one word (`story_id` is `storyID`, not `storyId`), so they are read back the same way.
+    public static func decode(_ json: String) throws -> TurnSnapshot {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .custom { path in
+            let key = path.last!
+            guard key.intValue == nil else { return key }
+            let words = key.stringValue.split(separator: "_")
+            let name = words.enumerated().map { index, word in
+                index == 0 ? String(word) : (word == "id" ? "ID" : word.prefix(1).uppercased() + word.dropFirst())
+            }.joined()
+            return SnapshotKey(stringValue: name)
+        }
+        return try decoder.decode(TurnSnapshot.self, from: Data(json.utf8))
     }
 
-    var assistant: String
-    var promptVersion: Int
-    var promptHash: String
-    var promptLabel: String
-    var role: String?
-    var command: String?
-    var language: String?
-    var languageConfidence: Double
-    var provider: String
-    var model: String
-    var upstreamModel: String?
-    var settings: ModelSettings
-    var retrieval: String
-    var indexPassages: Int?
-    var passages: [RetrievedPassage]
-    var ledger: TokenLedger?
-    var citations: [Citation]
-    var text: String
-    var failure: TurnFailure?
-    var usage: TokenUsage?
-    var firstTokenSeconds: Double?
+    private struct SnapshotKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+/// What is stored with each turn (`TurnRecord.snapshot`, JSON with snake_case keys) so that it
+/// can be explained and replayed: who asked what, under which prompt, model and index; what was
+/// retrieved in each arm; the ledger; every verdict; the events sent; the provider's reply as it
+/// arrived (a cassette); the final text. Fields added later are optional, so older turns still read.
+public struct TurnSnapshot: Codable, Sendable {
+    public struct RetrievedPassage: Codable, Sendable, Hashable {
+        public var number: Int
+        public var storyID: String
+        public var passageID: String
+        public var score: Double
+        public var lexicalRank: Int?
+        public var lexicalScore: Double?
+        public var denseRank: Int?
+        public var denseScore: Double?
+    }
+
+    /// An event as it was sent: its SSE name and JSON data.
+    public struct SentEvent: Codable, Sendable, Hashable {
+        public var event: String
+        public var data: String
+    }
+
+    public var assistant: String
+    public var promptVersion: Int
+    public var promptHash: String
+    public var promptLabel: String
+    public var role: String?
+    public var command: String?
+    public var language: String?
+    public var languageConfidence: Double
+    public var provider: String
+    public var model: String
+    public var upstreamModel: String?
+    public var settings: ModelSettings
+    public var retrieval: String
+    public var indexPassages: Int?
+    /// `StoryArchive.indexVersion()` when the turn ran.
+    public var indexVersion: String?
+    public var passages: [RetrievedPassage]
+    public var ledger: TokenLedger?
+    public var citations: [Citation]
+    public var text: String
+    public var failure: TurnFailure?
+    public var usage: TokenUsage?
+    public var firstTokenSeconds: Double?
     /// Every safety stage's verdict, in the order they were made.
-    var safety: [SafetyVerdict]
-    var flags: [SafetyFlag]
-    var groundedness: Double?
+    public var safety: [SafetyVerdict]
+    public var flags: [SafetyFlag]
+    public var groundedness: Double?
+    /// The asker: user id and the family groups whose stories they could see.
+    public var viewerUser: String?
+    public var viewerFamilies: [String]?
+    public var courseID: String?
+    public var userName: String?
+    public var voice: Bool?
+    /// The message as the pipeline read it (a slash command included).
+    public var question: String?
+    public var status: MessageStatus?
+    public var events: [SentEvent]?
+    public var recording: RecordedReply?
 }

@@ -40,6 +40,9 @@ public struct SearchFilter: Sendable, Hashable {
         people.isEmpty && places.isEmpty && topics.isEmpty && tags.isEmpty && years == nil && storyIDs == nil
     }
 
+    /// True when the viewer may see the story and it meets the filter's limits.
+    public func admits(_ story: Story) -> Bool { admits(StoryFacets(story: story)) }
+
     func admits(_ story: StoryFacets) -> Bool {
         guard viewer.maySee(story.privacy, owner: story.ownerUserID, families: story.familyGroupIDs) else { return false }
         if isAccessOnly { return true }

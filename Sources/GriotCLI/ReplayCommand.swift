@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import GriotArchive
+import GriotChat
+import GriotEval
+
+extension GriotConfiguration.ProviderChoice: ExpressibleByArgument {}
+extension ReplayOptions.Index: ExpressibleByArgument {}
+
+struct ReplayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Re-run a stored turn (or every turn of a thread) with another prompt, model or index, and show what changes.",
+        discussion: """
+            The replay runs through the same pipeline as the service, in a scratch copy of the \
+            thread (nothing is written to anyone's conversation), with the clock at the turn's \
+            time. It prints passages added, removed and reordered, the answer as a word diff \
+            ([-removed-]{+added+}), citations, flags and the token ledger. With --cassette the \
+            provider's recorded reply is played back wherever the request is the same, so a \
+            replay with the same settings reproduces the stored text byte for byte.
+            """)
+
+    @Argument(help: "A turn id (the meta event's turn_id) or a thread id.")
+    var id: String
+
+    @Option(name: .long, help: "The prompt version or label to replay with (default: the version the turn used).")
+    var promptVersion: String?
+
+    @Option(name: .long, help: "The provider: auto, extractive or openai (default: as configured).")
+    var provider: GriotConfiguration.ProviderChoice?
+
+    @Option(name: .long, help: "A model in place of the prompt's.")
+    var model: String?
+
+    @Option(name: .long, help: "snapshot: the passages the turn retrieved; current: search again on today's index.")
+    var index: ReplayOptions.Index = .snapshot
+
+    @Flag(name: .long, help: "Play back the provider's recorded reply where the request is unchanged.")
+    var cassette = false
+
+    @Flag(name: .long, help: "Print the results (both snapshots and the diff) as JSON.")
+    var json = false
+
+    @OptionGroup var options: ArchiveOptions
+
+    func run() async throws {
+        var configuration = try options.configuration()
+        if let provider { configuration.provider = provider }
+        let engine = try await ChatEngine.open(archive: try options.openArchive(), configuration: configuration)
+        let results: [ReplayResult]
+        do {
+            results = try await TurnReplayer(engine: engine).replay(
+                id: id, options: ReplayOptions(promptVersion: promptVersion, model: model, index: index, cassette: cassette))
+        } catch let error as ReplayError {
+            throw ValidationError(error.description)
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.dateEncodingStrategy = .iso8601
+            print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        } else {
+            print(ReplayText.render(results))
+        }
+    }
+}

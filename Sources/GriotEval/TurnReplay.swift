@@ -1,0 +1,137 @@
+import Foundation
+import GriotChat
+import GriotProviders
+import GriotSearch
+import GriotStore
+
+/// What a replay changes about the stored turn; everything left nil is as the turn had it.
+public struct ReplayOptions: Sendable, Hashable {
+    /// `snapshot`: the passages the turn retrieved, in its order (the index as it was);
+    /// `current`: search again on today's index with the prompt's retrieval settings.
+    public enum Index: String, Sendable, Hashable, Codable, CaseIterable { case snapshot, current }
+
+    /// A prompt version or label; nil replays the version the turn used.
+    public var promptVersion: String?
+    public var model: String?
+    public var index: Index
+    /// Play back the provider's recorded replies where the request is the same (byte for byte).
+    public var cassette: Bool
+
+    public init(promptVersion: String? = nil, model: String? = nil, index: Index = .snapshot, cassette: Bool = false) {
+        self.promptVersion = promptVersion
+        self.model = model
+        self.index = index
+        self.cassette = cassette
+    }
+}
+
+/// A stored turn run again, and what changed.
+public struct ReplayResult: Codable, Sendable {
+    public var turnID: String
+    public var threadID: String
+    public var question: String
+    public var original: TurnSnapshot
+    public var replayed: TurnSnapshot
+    public var diff: TurnDiff
+    /// `played` (the recorded reply), `live` (the request differed, or no cassette), `none` (no model was called).
+    public var providerSource: String
+}
+
+/// Re-runs stored turns through the same pipeline, in a scratch copy of their thread, so that a
+/// replay never writes to anyone's conversation.
+///
+/// ```swift
+/// let replayer = TurnReplayer(engine: engine)
+/// let results = try await replayer.replay(id: "turn-or-thread-id", options: ReplayOptions(promptVersion: "2"))
+/// print(ReplayText.render(results))
+/// ```
+/// A single turn is replayed after a copy of the thread's earlier messages; a thread is replayed
+/// turn by turn, feeding the original user messages, so each reply sees the replay's own history.
+/// Each turn runs with the clock at its original time (the prompt's `{{today}}` is the same).
+public struct TurnReplayer: Sendable {
+    public let engine: ChatEngine
+    /// The provider replays use instead of the engine's (another provider or model server).
+    public let provider: (any ChatProvider)?
+
+    public init(engine: ChatEngine, provider: (any ChatProvider)? = nil) {
+        self.engine = engine
+        self.provider = provider
+    }
+
+    /// Replays a turn, or every turn of a thread, by id.
+    public func replay(id: String, options: ReplayOptions = ReplayOptions()) async throws -> [ReplayResult] {
+        if let turn = try engine.chats.turn(id: id) {
+            return [try await replay(turns: [turn], threadID: turn.threadID, copyingHistory: true, options: options)].flatMap { $0 }
+        }
+        if try engine.chats.thread(id: id) != nil {
+            let turns = try engine.chats.turns(threadID: id)
+            guard !turns.isEmpty else { throw ReplayError("thread \(id) has no stored turns to replay") }
+            return try await replay(turns: turns, threadID: id, copyingHistory: false, options: options)
+        }
+        throw ReplayError("there is no turn or thread \(id); list recent turns with GET /api/ops/turns, or pass a thread id", notFound: true)
+    }
+
+    private func replay(turns: [TurnRecord], threadID: String, copyingHistory: Bool, options: ReplayOptions) async throws -> [ReplayResult] {
+        guard let thread = try engine.chats.thread(id: threadID) else { throw ReplayError("the thread \(threadID) of the turn is gone") }
+        let originals = try turns.map { turn in (turn, try Self.decode(turn.snapshot, turnID: turn.id)) }
+        let scratch = try ChatStore(writer: StoryStore.inMemory().writer)
+        if let courseID = thread.courseID, let course = try engine.chats.course(id: courseID) { try scratch.saveCourse(course) }
+        if let profile = try engine.chats.profile(userID: thread.userID) { try scratch.saveProfile(profile) }
+        let copy = try scratch.createThread(assistant: thread.assistant, userID: thread.userID, courseID: thread.courseID, title: thread.title)
+        if copyingHistory, let first = turns.first, let question = try engine.chats.message(id: first.userMessageID) {
+            for message in try engine.chats.recentMessages(threadID: threadID, limit: 200, beforeSequence: question.sequence) {
+                _ = try scratch.appendMessage(threadID: copy.id, role: message.role, content: message.content, status: message.status,
+                                              turnID: message.turnID, now: message.createdAt)
+            }
+        }
+        let live = provider ?? engine.provider
+        var results: [ReplayResult] = []
+        for (turn, original) in originals {
+            let question = try original.question ?? engine.chats.message(id: turn.userMessageID, includingDeleted: true)?.content
+            guard let question else { throw ReplayError("turn \(turn.id) has no stored question (its message was purged)") }
+            let cassette = options.cassette ? CassetteProvider(recordings: original.recording.map { [$0] } ?? [], live: live) : nil
+            let replaying = ChatEngine(archive: engine.archive, chats: scratch, prompts: engine.prompts, provider: cassette ?? live,
+                                       counters: engine.counters, breakers: engine.breakers, preparation: engine.preparation,
+                                       safety: engine.safety, now: { [started = turn.startedAt] in started })
+            var request = TurnRequest(
+                assistant: turn.assistant, message: question,
+                viewer: Viewer(userID: original.viewerUser ?? thread.userID, familyGroupIDs: Set(original.viewerFamilies ?? [])),
+                threadID: copy.id, courseID: original.courseID ?? thread.courseID, role: original.role, userName: original.userName,
+                promptLabel: options.promptVersion ?? String(original.promptVersion), voice: original.voice ?? false)
+            request.model = options.model
+            if options.index == .snapshot { request.pinnedPassages = original.passages }
+            let started: ChatTurn
+            do {
+                started = try replaying.startTurn(request)
+            } catch let error as ChatError {
+                throw ReplayError("turn \(turn.id) cannot be replayed: \(error.description)")
+            }
+            for await _ in started.events {}
+            await started.finished()
+            guard let record = try scratch.turn(id: started.id) else { throw ReplayError("the replay of turn \(turn.id) stored no snapshot") }
+            let replayed = try Self.decode(record.snapshot, turnID: record.id)
+            let source = replayed.recording == nil ? "none" : ((cassette?.played ?? 0) > 0 ? "played" : "live")
+            results.append(ReplayResult(turnID: turn.id, threadID: threadID, question: question, original: original, replayed: replayed,
+                                        diff: TurnDiff(original, replayed), providerSource: source))
+        }
+        return results
+    }
+
+    static func decode(_ json: String, turnID: String) throws -> TurnSnapshot {
+        do {
+            return try TurnSnapshot.decode(json)
+        } catch {
+            throw ReplayError("the snapshot of turn \(turnID) cannot be read (\(error)); it may predate snapshots")
+        }
+    }
+}
+
+public struct ReplayError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    /// The turn or thread does not exist (as opposed to one that cannot be replayed).
+    public var isNotFound: Bool
+    init(_ description: String, notFound: Bool = false) {
+        self.description = description
+        isNotFound = notFound
+    }
+}
