@@ -47,6 +47,7 @@ public struct GriotService: Sendable {
         StoryRoutes(archive: engine.archive).add(to: api.group("stories"))
         CoachRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("coach"))
         AdminRoutes(chats: engine.chats, turns: turns).add(to: api)
+        OpsRoutes(engine: engine).add(to: api.group("ops"))
         return router
     }
 

@@ -45,6 +45,7 @@ import Yams
         let stranger = try await bearer("u-stranger")
         let coach = try await bearer("u-coach", .coach, courses: ["course-7"])
         let admin = try await bearer("u-admin", .admin)
+        let ops = try await bearer("u-ops", .operator)
         let anonymous: HTTPFields = [.contentType: "application/json"]
         let story: [String: Any] = ["artifact_id": "status-porch", "title": "The Porch", "privacy": "public", "owner_user_id": "u-admin",
                                     "transcript": "We sat on the porch and counted fireflies until the streetlights came on."]
@@ -69,6 +70,18 @@ import Yams
             stale[.ifMatch] = "\"m-\(messageID)-v99\""
 
             let cases: [Case] = [
+                Case(method: .GET, path: "/api/ops/turns?assistant=griot&limit=5", operation: "GET /api/ops/turns", status: 200, headers: ops),
+                Case(method: .GET, path: "/api/ops/turns?flag=sparkly", operation: "GET /api/ops/turns", status: 400, headers: ops),
+                Case(method: .GET, path: "/api/ops/turns", operation: "GET /api/ops/turns", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/ops/turns", operation: "GET /api/ops/turns", status: 403, headers: coach),
+                Case(method: .POST, path: "/api/ops/replay", operation: "POST /api/ops/replay", status: 200, headers: admin,
+                     body: body(["id": session, "cassette": true])),
+                Case(method: .POST, path: "/api/ops/replay", operation: "POST /api/ops/replay", status: 400, headers: ops, body: body(["index": "yesterday", "id": session])),
+                Case(method: .POST, path: "/api/ops/replay", operation: "POST /api/ops/replay", status: 401, headers: anonymous, body: body(["id": session])),
+                Case(method: .POST, path: "/api/ops/replay", operation: "POST /api/ops/replay", status: 403, headers: maya, body: body(["id": session])),
+                Case(method: .POST, path: "/api/ops/replay", operation: "POST /api/ops/replay", status: 404, headers: ops, body: body(["id": "no-such-turn"])),
+                Case(method: .POST, path: "/api/ops/replay", operation: "POST /api/ops/replay", status: 422, headers: ops,
+                     body: body(["id": session, "prompt_version": "99"])),
                 Case(method: .GET, path: "/healthz", operation: "GET /healthz", status: 200, headers: anonymous),
                 Case(method: .GET, path: "/readyz", operation: "GET /readyz", status: 200, headers: anonymous),
                 Case(method: .GET, path: "/openapi.yaml", operation: "GET /openapi.yaml", status: 200, headers: anonymous),

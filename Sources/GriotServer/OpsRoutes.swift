@@ -1,0 +1,138 @@
+import Foundation
+import GriotAuth
+import GriotChat
+import GriotEval
+import GriotProviders
+import GriotStore
+import Hummingbird
+
+/// For operators (and admins): recent turns with filters, and replays of a stored turn or thread
+/// with another prompt version, model or index (`griot replay` over HTTP).
+struct OpsRoutes: Sendable {
+    let engine: ChatEngine
+
+    func add(to router: RouterGroup<GriotRequestContext>) {
+        router.get("turns", use: turns)
+        router.post("replay", use: replay)
+    }
+
+    private func requireOperator(_ context: GriotRequestContext) throws {
+        let caller = try context.requireCaller()
+        guard caller.role.mayOperate else {
+            throw APIError(.forbidden, code: "forbidden", "Only operators and admins may list and replay turns.")
+        }
+    }
+
+    struct TurnItem: Encodable {
+        var turnID: String
+        var threadID: String
+        var assistant: String
+        var promptVersion: Int
+        var provider: String
+        var model: String
+        var status: String
+        var startedAt: Date
+        var finishedAt: Date?
+        var question: String?
+        var flags: [String]
+        var groundedness: Double?
+        var indexVersion: String?
+    }
+
+    struct TurnPage: ResponseEncodable {
+        var turns: [TurnItem]
+    }
+
+    /// Recent turns, newest first: `assistant`, `flag` (a safety flag kind), `low_groundedness=true`,
+    /// `status`, `since` and `until` (ISO 8601), `limit` (1–500, default 50).
+    @Sendable func turns(_ request: Request, context: GriotRequestContext) async throws -> TurnPage {
+        try requireOperator(context)
+        let query = request.uri.queryParameters
+        func text(_ name: String) -> String? { query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
+        func date(_ name: String) throws -> Date? {
+            guard let value = text(name) else { return nil }
+            guard let date = try? Date(value, strategy: .iso8601) else {
+                throw APIError.badRequest("invalid_\(name)", "\(name) must be an ISO 8601 time such as 2026-11-01T00:00:00Z.")
+            }
+            return date
+        }
+        var filter = TurnFilter(assistant: text("assistant"), flag: text("flag"), since: try date("since"), until: try date("until"))
+        if let flag = filter.flag, SafetyFlag.Kind(rawValue: flag) == nil {
+            throw APIError.badRequest("invalid_flag", "flag must be one of crisis, pii_masked, citation_dropped, citation_out_of_range, low_groundedness, copyright_review, output_moderation.")
+        }
+        if let value = text("low_groundedness") {
+            guard let flag = Bool(value) else { throw APIError.badRequest("invalid_low_groundedness", "low_groundedness must be true or false.") }
+            filter.lowGroundedness = flag
+        }
+        if let value = text("status") {
+            guard let status = MessageStatus(rawValue: value) else {
+                throw APIError.badRequest("invalid_status", "status must be one of complete, stopped, failed, blocked, streaming, interrupted.")
+            }
+            filter.status = status
+        }
+        if let value = text("limit") {
+            guard let limit = Int(value), (1...500).contains(limit) else {
+                throw APIError.badRequest("invalid_limit", "limit must be a whole number from 1 to 500.")
+            }
+            filter.limit = limit
+        }
+        let records = try engine.chats.recentTurns(filter)
+        return TurnPage(turns: records.map { record in
+            let snapshot = try? TurnSnapshot.decode(record.snapshot)
+            return TurnItem(
+                turnID: record.id, threadID: record.threadID, assistant: record.assistant, promptVersion: record.promptVersion,
+                provider: record.provider, model: record.model, status: record.status.rawValue, startedAt: record.startedAt,
+                finishedAt: record.finishedAt, question: snapshot?.question, flags: snapshot?.flags.map(\.kind.rawValue) ?? [],
+                groundedness: snapshot?.groundedness, indexVersion: snapshot?.indexVersion)
+        })
+    }
+
+    struct ReplayBody: Decodable {
+        var id: String?
+        var promptVersion: String?
+        var model: String?
+        var provider: String?
+        var index: String?
+        var cassette: Bool?
+
+        enum CodingKeys: String, CodingKey {
+            case id, model, provider, index, cassette
+            case promptVersion = "prompt_version"
+        }
+    }
+
+    struct ReplayReply: ResponseEncodable {
+        var results: [ReplayResult]
+    }
+
+    /// Replays a turn or a thread (`id`) and returns both snapshots and the diff per turn.
+    @Sendable func replay(_ request: Request, context: GriotRequestContext) async throws -> ReplayReply {
+        try requireOperator(context)
+        let body: ReplayBody
+        do {
+            body = try await request.decode(as: ReplayBody.self, context: context)
+        } catch {
+            throw APIError.badRequest("invalid_body", "The body must be JSON: {\"id\": \"<turn or thread id>\", \"prompt_version\": \"2\", \"index\": \"snapshot\"}.")
+        }
+        guard let id = body.id, !id.isEmpty else { throw APIError.badRequest("missing_id", "Name the turn or thread to replay in \"id\".") }
+        var options = ReplayOptions(promptVersion: body.promptVersion.flatMap { $0.isEmpty ? nil : $0 },
+                                    model: body.model.flatMap { $0.isEmpty ? nil : $0 }, cassette: body.cassette ?? false)
+        if let index = body.index {
+            guard let parsed = ReplayOptions.Index(rawValue: index) else {
+                throw APIError.badRequest("invalid_index", "index must be snapshot (the passages the turn retrieved) or current (search again).")
+            }
+            options.index = parsed
+        }
+        let provider: (any ChatProvider)?
+        switch body.provider {
+        case nil, "", "configured": provider = nil
+        case "extractive": provider = ExtractiveResponder()
+        default: throw APIError.badRequest("invalid_provider", "provider must be configured (the service's own) or extractive (the offline responder).")
+        }
+        do {
+            return ReplayReply(results: try await TurnReplayer(engine: engine, provider: provider).replay(id: id, options: options))
+        } catch let error as ReplayError {
+            throw APIError(error.isNotFound ? .notFound : .unprocessableContent, code: error.isNotFound ? "not_found" : "not_replayable", error.description)
+        }
+    }
+}
