@@ -27,39 +27,52 @@ struct EvalCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Write the cases as JUnit XML here (one test case each, failures with their reasons).")
     var junit: String?
 
+    @Option(name: .long, help: "A report written earlier with --json: list regressions and improvements case by case.")
+    var baseline: String?
+
+    @Option(name: .long, help: "The provider: auto, extractive or openai (default: as configured).")
+    var provider: GriotConfiguration.ProviderChoice?
+
     @OptionGroup var options: ArchiveOptions
 
     func run() async throws {
         let suites = try files.map { try EvalSuite.load(URL(fileURLWithPath: $0)) }
-        let configuration = try options.configuration()
+        var configuration = try options.configuration()
+        if let provider { configuration.provider = provider }
         var reports: [EvalReport] = []
         for suite in suites {
-            let engine = try await ChatEngine.open(archive: try archive(for: suite, configuration: configuration), configuration: configuration,
-                                                   chats: try ChatStore(writer: StoryStore.inMemory().writer))
+            let engine = try await options.evalEngine(for: suite, configuration: configuration)
             let progress = ProgressBar(label: suite.name)
             let report = try await EvalRunner(engine: engine).run(suite, progress: progress.update)
             progress.finish()
             print(EvalText.summary(report))
             reports.append(report)
         }
-        if let json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            try encoder.encode(reports).write(to: URL(fileURLWithPath: json))
+        if let baseline {
+            let earlier: [EvalReport]
+            do {
+                earlier = try EvalText.readReports(Data(contentsOf: URL(fileURLWithPath: baseline)))
+            } catch {
+                throw ValidationError("the baseline \(baseline) is not a report written by griot eval --json (\(error))")
+            }
+            print(EvalText.comparison(reports, baseline: earlier))
         }
+        if let json { try EvalText.encodeReports(reports).write(to: URL(fileURLWithPath: json)) }
         if let junit { try EvalText.junit(reports).write(toFile: junit, atomically: true, encoding: .utf8) }
         if reports.contains(where: { !$0.passed }) { throw ExitCode(1) }
     }
+}
 
-    /// The demo files run on a fresh in-memory copy of the bundled corpus, so a run never
-    /// depends on what a local database holds; anything else needs --db.
-    private func archive(for suite: EvalSuite, configuration: GriotConfiguration) throws -> StoryArchive {
-        if options.db != nil || suite.database != "demo" {
-            guard options.db != nil || !configuration.usesDefaultDatabase else {
+extension ArchiveOptions {
+    /// The database an eval file runs on. The demo files run on a fresh in-memory copy of the
+    /// bundled corpus, so a run never depends on what a local database holds; anything else
+    /// needs --db.
+    func evalArchive(for suite: EvalSuite, configuration: GriotConfiguration) throws -> StoryArchive {
+        if db != nil || suite.database != "demo" {
+            guard db != nil || !configuration.usesDefaultDatabase else {
                 throw ValidationError("\(suite.name) runs on the \(suite.database) database; pass --db FILE (made by griot import-wpa)")
             }
-            return try options.openArchive()
+            return try openArchive()
         }
         guard let corpus = configuration.corpusPath else {
             throw ValidationError("the demo corpus (corpus/ of the checkout) was not found; run from the checkout or set GRIOT_CORPUS")
@@ -70,5 +83,10 @@ struct EvalCommand: AsyncParsableCommand {
         progress.finish()
         return archive
     }
-}
 
+    /// A fresh engine for an eval file: its database, and a scratch store for the threads it asks in.
+    func evalEngine(for suite: EvalSuite, configuration: GriotConfiguration) async throws -> ChatEngine {
+        try await ChatEngine.open(archive: try evalArchive(for: suite, configuration: configuration), configuration: configuration,
+                                  chats: try ChatStore(writer: StoryStore.inMemory().writer))
+    }
+}

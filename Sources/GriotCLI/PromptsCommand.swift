@@ -1,13 +1,15 @@
 import ArgumentParser
 import Foundation
 import GriotArchive
+import GriotChat
+import GriotEval
 import GriotPrompts
 
 struct PromptsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "prompts",
         abstract: "List, check and publish the assistants' versioned prompts (prompts/<assistant>/<version>.md).",
-        subcommands: [List.self, Publish.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Publish.self, Promote.self], defaultSubcommand: List.self)
 
     /// Where the prompts are: --prompts, else the configuration (GRIOT_PROMPTS or the checkout's prompts/).
     struct Location: ParsableArguments {
@@ -64,6 +66,75 @@ struct PromptsCommand: ParsableCommand {
                 throw ValidationError("\(error)")
             }
             print("published \(assistant) v\(version)\(label.map { "; \($0) → v\(version)" } ?? "")")
+        }
+    }
+
+    struct Promote: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the assistant's eval files with a version and move `production` to it only if every gate passes.",
+            discussion: """
+                The eval files are those of --eval, else every evals/*.yaml of the checkout with cases for \
+                the assistant (a wpa file only with --db). The other assistants answer at their \
+                production versions. Every attempt, refused or not, is appended to \
+                prompts/<assistant>/promotions.jsonl with who, when and the metrics. Exits 1 when refused.
+                """)
+        @Argument(help: "The assistant, e.g. griot.") var assistant: String
+        @Argument(help: "The version number.") var version: Int
+        @Option(name: .long, help: "An eval file to run (repeatable; default: the checkout's evals/*.yaml that ask the assistant).")
+        var eval: [String] = []
+        @Option(name: .long, help: "Who releases it (recorded; default: $USER).") var by: String?
+        @Option(name: .long, help: "The prompts folder (default: $GRIOT_PROMPTS, else prompts/ of the checkout).") var prompts: String?
+        @Option(name: .long, help: "The provider the evals run with: auto, extractive or openai (default: as configured).")
+        var provider: GriotConfiguration.ProviderChoice?
+        @OptionGroup var options: ArchiveOptions
+
+        func run() async throws {
+            var configuration = try options.configuration()
+            if let prompts { configuration.promptsPath = prompts }
+            if let provider { configuration.provider = provider }
+            guard let folder = configuration.promptsPath else {
+                throw ValidationError("the prompts folder was not found; run griot from the checkout, or pass --prompts DIR")
+            }
+            let registry: PromptRegistry
+            do { registry = try PromptRegistry.load(folder: URL(fileURLWithPath: folder)) } catch { throw ValidationError("\(error)") }
+            let promotion = PromptPromotion(assistant: assistant, version: version,
+                                            by: by ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown")
+            let suites = try evalFiles(promptsFolder: folder).map { try EvalSuite.load(URL(fileURLWithPath: $0)) }
+            let runnable = promotion.relevant(suites).filter { suite in
+                guard suite.database == "demo" || options.db != nil else {
+                    Terminal.note("note: \(suite.name) needs a \(suite.database) database; pass --db to include it")
+                    return false
+                }
+                return true
+            }
+            let progress = ProgressBar(label: "\(assistant) v\(version)")
+            let outcome: PromptPromotion.Outcome
+            do {
+                outcome = try await promotion.run(suites: runnable, registry: registry, progress: { _, done, total in progress.update(done, total) }) { suite in
+                    try await options.evalEngine(for: suite, configuration: configuration)
+                }
+            } catch let error as PromotionError {
+                throw ValidationError(error.description)
+            }
+            progress.finish()
+            for report in outcome.reports { print(EvalText.summary(report)) }
+            let record = outcome.record
+            if record.promoted {
+                print("promoted \(assistant) v\(version) to production (was v\(record.previous.map(String.init) ?? "none")); recorded in \(folder)/\(assistant)/\(PromptPromotion.logFile)")
+            } else {
+                print("refused: \(assistant) v\(version) misses \(record.failedGates.count) gate\(record.failedGates.count == 1 ? "" : "s"); production stays at v\(record.previous.map(String.init) ?? "none")")
+                for gate in record.failedGates { print("  \(gate)") }
+                throw ExitCode(1)
+            }
+        }
+
+        private func evalFiles(promptsFolder: String) throws -> [String] {
+            if !eval.isEmpty { return eval }
+            let folder = URL(fileURLWithPath: promptsFolder).deletingLastPathComponent().appendingPathComponent("evals")
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            let files = names.filter { $0.hasSuffix(".yaml") }.sorted().map { folder.appendingPathComponent($0).path }
+            guard !files.isEmpty else { throw ValidationError("no eval files in \(folder.path); pass --eval FILE") }
+            return files
         }
     }
 }

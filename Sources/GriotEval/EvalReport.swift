@@ -18,8 +18,10 @@ public struct EvalReport: Codable, Sendable {
 
     public var passed: Bool { gates.allSatisfy(\.passed) }
 
+    enum CodingKeys: String, CodingKey { case name, database, metrics, gates, results }
+
     /// Gates on these are maxima; every other gate is a minimum.
-    static let maxima: Set<String> = ["privacy_violations", "latency_p95_ms"]
+    static let maxima: Set<String> = ["privacy_violations", "latency_p95_ms", "latency_p50_ms", "groundedness_under_0_4"]
 
     public init(suite: EvalSuite, results: [EvalCaseResult]) {
         name = suite.name
@@ -43,12 +45,13 @@ public struct EvalReport: Codable, Sendable {
         }
         func expect(_ result: EvalCaseResult) -> EvalExpectation? { cases[result.id]?.expect }
 
-        let retrieving = results.filter { !(expect($0)?.stories.isEmpty ?? true) }
+        let retrieving = results.filter { !(expect($0)?.stories.isEmpty ?? true) || !(expect($0)?.phrases.isEmpty ?? true) }
         metrics["hit_at_5"] = share(retrieving) { ($0.firstExpectedRank ?? Int.max) <= EvalRunner.hitDepth }
         if !retrieving.isEmpty {
             metrics["mrr"] = retrieving.map { $0.firstExpectedRank.map { 1 / Double($0) } ?? 0 }.reduce(0, +) / Double(retrieving.count)
             var cited = 0, relevant = 0, expected = 0, found = 0
-            for result in retrieving {
+            // Citations are judged against named stories; a phrase-only case names none.
+            for result in retrieving where !(expect(result)?.stories.isEmpty ?? true) {
                 let stories = Set(expect(result)?.stories ?? [])
                 cited += result.cited.count
                 relevant += result.cited.filter { stories.contains($0) }.count
@@ -79,6 +82,10 @@ public struct EvalReport: Codable, Sendable {
         }
         let tokens = results.compactMap(\.promptTokens)
         if !tokens.isEmpty { metrics["tokens_in_mean"] = Double(tokens.reduce(0, +)) / Double(tokens.count) }
+        let replies = results.compactMap(\.completionTokens)
+        if !replies.isEmpty { metrics["tokens_out_mean"] = Double(replies.reduce(0, +)) / Double(replies.count) }
+        let graded = results.compactMap(\.ndcg)
+        if !graded.isEmpty { metrics["ndcg_at_10"] = graded.reduce(0, +) / Double(graded.count) }
         metrics["cases_passed"] = share(results) { $0.passed }
         return metrics
     }

@@ -12,11 +12,14 @@ import GriotStore
 /// ```
 public struct EvalRunner: Sendable {
     public let engine: ChatEngine
+    /// The prompt version each assistant is asked with (a label or a number); `production` otherwise.
+    public let promptLabels: [String: String]
     /// Stories within this many of the top retrieved count as a hit.
     public static let hitDepth = 5
 
-    public init(engine: ChatEngine) {
+    public init(engine: ChatEngine, promptLabels: [String: String] = [:]) {
         self.engine = engine
+        self.promptLabels = promptLabels
     }
 
     public func run(_ suite: EvalSuite, progress: @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> EvalReport {
@@ -33,13 +36,13 @@ public struct EvalRunner: Sendable {
         var threadID: String?
         for earlier in item.conversation {
             let turn = try engine.startTurn(TurnRequest(assistant: item.assistant, message: earlier, viewer: viewer, threadID: threadID,
-                                                        courseID: item.course, role: item.role))
+                                                        courseID: item.course, role: item.role, promptLabel: label(item)))
             threadID = turn.threadID
             await turn.finished()
         }
         let started = ContinuousClock.now
         let turn = try engine.startTurn(TurnRequest(assistant: item.assistant, message: item.question, viewer: viewer, threadID: threadID,
-                                                    courseID: item.course, role: item.role))
+                                                    courseID: item.course, role: item.role, promptLabel: label(item)))
         var citations: [Citation] = []
         var flags: [SafetyFlag] = []
         var summary: TurnSummary?
@@ -54,27 +57,33 @@ public struct EvalRunner: Sendable {
             }
         }
         let elapsed = ContinuousClock.now - started
-        let retrieved = try retrievedStories(turnID: turn.id)
-        return EvalCaseResult.judge(item, retrieved: retrieved, citations: citations, flags: flags, summary: summary,
+        let stored = try stored(turnID: turn.id, phrases: item.expect.phrases)
+        return EvalCaseResult.judge(item, retrieved: stored.stories, phraseStories: stored.phraseStories, citations: citations, flags: flags,
+                                    summary: summary,
                                     milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
-                                    promptTokens: promptTokens)
+                                    promptTokens: promptTokens, completionTokens: stored.completionTokens)
     }
 
-    /// The turn's retrieved stories in rank order (a story once, at its best passage), from its stored snapshot.
-    private func retrievedStories(turnID: String) throws -> [String] {
-        struct Snapshot: Decodable {
-            struct Passage: Decodable { var number: Int; var storyId: String }
-            var passages: [Passage]
-        }
-        guard let record = try engine.chats.turn(id: turnID) else { return [] }
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        let snapshot = try decoder.decode(Snapshot.self, from: Data(record.snapshot.utf8))
+    private func label(_ item: EvalCase) -> String { promptLabels[item.assistant] ?? "production" }
+
+    /// From the turn's stored snapshot: the retrieved stories in rank order (a story once, at its
+    /// best passage), those with a retrieved passage that holds one of `phrases`, and the reply's tokens.
+    private func stored(turnID: String, phrases: [String]) throws -> (stories: [String], phraseStories: Set<String>, completionTokens: Int?) {
+        guard let record = try engine.chats.turn(id: turnID) else { return ([], [], nil) }
+        let snapshot = try TurnSnapshot.decode(record.snapshot)
         var stories: [String] = []
-        for passage in snapshot.passages.sorted(by: { $0.number < $1.number }) where !stories.contains(passage.storyId) {
-            stories.append(passage.storyId)
+        var phraseStories = Set<String>()
+        let wanted = phrases.map { $0.lowercased() }
+        for passage in snapshot.passages.sorted(by: { $0.number < $1.number }) {
+            if !stories.contains(passage.storyID) { stories.append(passage.storyID) }
+            if !wanted.isEmpty, let text = try engine.archive.store.passage(id: passage.passageID)?.text.lowercased(),
+               wanted.contains(where: text.contains) {
+                phraseStories.insert(passage.storyID)
+            }
         }
-        return stories
+        // A provider that reports no usage (the offline responder): the reply counted with the ledger's encoding.
+        let counted = try snapshot.ledger.map { try engine.counters.counter(for: $0.encoding).count(snapshot.text) }
+        return (stories, phraseStories, snapshot.usage?.completionTokens ?? counted)
     }
 }
 
@@ -93,21 +102,33 @@ public struct EvalCaseResult: Codable, Sendable, Equatable {
     public var groundedness: Double?
     public var milliseconds: Double
     public var promptTokens: Int?
-    /// Rank (from 1) of the first expected story among the retrieved ones; nil when none was expected or found.
+    public var completionTokens: Int?
+    /// Rank (from 1) of the first expected story among the retrieved ones (or of the first story
+    /// with a passage that holds an expected phrase); nil when none was expected or found.
     public var firstExpectedRank: Int?
+    /// nDCG@10 of the retrieved stories against the case's grades, when it has them.
+    public var ndcg: Double?
     public var privacyViolation: Bool
 
-    static func judge(_ item: EvalCase, retrieved: [String], citations: [Citation], flags: [SafetyFlag], summary: TurnSummary?,
-                      milliseconds: Double, promptTokens: Int?) -> EvalCaseResult {
+    // Spelled out so that reports read back exactly (a key strategy would also rename the metrics' keys).
+    enum CodingKeys: String, CodingKey {
+        case id, kind, passed, failures, retrieved, cited, route, status, text, flags, groundedness, milliseconds, ndcg
+        case promptTokens = "prompt_tokens", completionTokens = "completion_tokens", firstExpectedRank = "first_expected_rank"
+        case privacyViolation = "privacy_violation"
+    }
+
+    static func judge(_ item: EvalCase, retrieved: [String], phraseStories: Set<String> = [], citations: [Citation], flags: [SafetyFlag],
+                      summary: TurnSummary?, milliseconds: Double, promptTokens: Int?, completionTokens: Int? = nil) -> EvalCaseResult {
         let expect = item.expect
         let text = summary?.text ?? ""
         let lowered = text.lowercased()
         let cited = citations.map(\.storyID).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
         let route = flags.contains { $0.kind == .crisis } ? "crisis" : (summary?.status == .blocked ? "block" : "answer")
         var failures: [String] = []
-        let rank = retrieved.firstIndex { expect.stories.contains($0) }.map { $0 + 1 }
-        if !expect.stories.isEmpty, (rank ?? Int.max) > EvalRunner.hitDepth {
-            failures.append("none of \(expect.stories.joined(separator: ", ")) in the top \(EvalRunner.hitDepth) (retrieved: \(retrieved.prefix(EvalRunner.hitDepth).joined(separator: ", ")))")
+        let rank = retrieved.firstIndex { expect.stories.contains($0) || phraseStories.contains($0) }.map { $0 + 1 }
+        if !expect.stories.isEmpty || !expect.phrases.isEmpty, (rank ?? Int.max) > EvalRunner.hitDepth {
+            let wanted = expect.stories + expect.phrases.map { "a passage with “\($0)”" }
+            failures.append("none of \(wanted.joined(separator: ", ")) in the top \(EvalRunner.hitDepth) (retrieved: \(retrieved.prefix(EvalRunner.hitDepth).joined(separator: ", ")))")
         }
         for phrase in expect.mustContain where !lowered.contains(phrase.lowercased()) { failures.append("the answer lacks “\(phrase)”") }
         for phrase in expect.mustNotContain where lowered.contains(phrase.lowercased()) { failures.append("the answer contains “\(phrase)”") }
@@ -121,6 +142,16 @@ public struct EvalCaseResult: Codable, Sendable, Equatable {
         return EvalCaseResult(
             id: item.id, kind: item.kind, passed: failures.isEmpty, failures: failures, retrieved: retrieved, cited: cited, route: route,
             status: summary?.status.rawValue ?? "none", text: text, flags: flags.map(\.kind.rawValue), groundedness: summary?.groundedness,
-            milliseconds: milliseconds, promptTokens: promptTokens, firstExpectedRank: rank, privacyViolation: !leaked.isEmpty)
+            milliseconds: milliseconds, promptTokens: promptTokens, completionTokens: completionTokens, firstExpectedRank: rank,
+            ndcg: expect.grades.isEmpty ? nil : ndcg(retrieved, grades: expect.grades), privacyViolation: !leaked.isEmpty)
+    }
+
+    /// nDCG@10 with gains 2^grade - 1 and log2 discounts, over stories in rank order.
+    static func ndcg(_ ranked: [String], grades: [String: Int], depth: Int = 10) -> Double {
+        func dcg(_ gains: [Int]) -> Double {
+            gains.prefix(depth).enumerated().reduce(0) { $0 + (pow(2, Double($1.element)) - 1) / log2(Double($1.offset) + 2) }
+        }
+        let ideal = dcg(grades.values.sorted(by: >))
+        return ideal > 0 ? dcg(ranked.map { grades[$0] ?? 0 }) / ideal : 0
     }
 }

@@ -18,7 +18,7 @@ public struct EvalSuite: Sendable, Equatable {
     public var cases: [EvalCase]
 
     public static let knownGates: Set<String> = [
-        "hit_at_5", "mrr", "ndcg_at_10", "citation_precision", "citation_recall", "must_contain_pass", "must_not_contain_pass",
+        "hit_at_5", "mrr", "ndcg_at_10", "cases_passed", "groundedness_under_0_4", "latency_p50_ms", "citation_precision", "citation_recall", "must_contain_pass", "must_not_contain_pass",
         "no_content_correct", "route_correct", "privacy_violations", "groundedness_mean", "latency_p95_ms",
     ]
 
@@ -67,7 +67,9 @@ public struct EvalSuite: Sendable, Equatable {
                     stories: expect.stories ?? [], phrases: expect.phrases ?? [], mustContain: expect.must_contain ?? [],
                     mustNotContain: expect.must_not_contain ?? [], noContent: expect.no_content ?? false,
                     citationRequired: expect.citation_required ?? false, route: route,
-                    forbiddenStories: expect.forbidden_stories ?? [], latencyMilliseconds: expect.latency_ms)))
+                    forbiddenStories: expect.forbidden_stories ?? [], latencyMilliseconds: expect.latency_ms,
+                    grades: expect.grades ?? [:])))
+            for (story, grade) in expect.grades ?? [:] where grade < 0 { problems.append("\(id): the grade of \(story) is \(grade); grades are 0 or more") }
         }
         if cases.isEmpty && problems.isEmpty { problems.append("has no cases") }
         guard problems.isEmpty else { throw EvalFileError(file: file, problems: problems) }
@@ -115,6 +117,8 @@ public struct EvalExpectation: Sendable, Equatable {
     /// Stories never to be retrieved or cited for this viewer.
     public var forbiddenStories: [String]
     public var latencyMilliseconds: Double?
+    /// Graded relevance of stories (story → gain, e.g. 2 central, 1 related), for nDCG@10.
+    public var grades: [String: Int] = [:]
 }
 
 /// Why a golden-question file cannot be used, with every problem found.
@@ -164,4 +168,5 @@ private struct RawExpect: Decodable {
     var route: EvalExpectation.Route?
     var forbidden_stories: [String]?
     var latency_ms: Double?
+    var grades: [String: Int]?
 }

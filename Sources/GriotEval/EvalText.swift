@@ -14,9 +14,63 @@ public enum EvalText {
         let failed = report.results.filter { !$0.passed }
         if !failed.isEmpty {
             lines.append("  failed cases:")
-            for result in failed { lines.append("    \(result.id) (\(result.kind)): \(result.failures.joined(separator: "; "))") }
+            lines += failureTable(failed).map { "    " + $0 }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One row per failed case: id, kind, rank of the first expected story, stories cited,
+    /// groundedness, latency, and every failed expectation.
+    static func failureTable(_ failed: [EvalCaseResult]) -> [String] {
+        let header = ["case", "kind", "rank", "cited", "grounded", "ms", "why"]
+        let rows = failed.map { result in
+            [result.id, result.kind, result.firstExpectedRank.map(String.init) ?? "-", String(result.cited.count),
+             result.groundedness.map { String(format: "%.2f", $0) } ?? "-", String(format: "%.0f", result.milliseconds),
+             result.failures.joined(separator: "; ")]
+        }
+        let widths = (0..<header.count - 1).map { column in ([header] + rows).map { $0[column].count }.max()! }
+        return ([header] + rows).map { row in
+            (0..<header.count - 1).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ") + "  " + row.last!
+        }
+    }
+
+    /// Case by case against an earlier run (`--baseline`): cases that failed and now pass, cases
+    /// that passed and now fail, cases new or gone, and how each metric moved.
+    public static func comparison(_ reports: [EvalReport], baseline: [EvalReport]) -> String {
+        var lines: [String] = []
+        for report in reports {
+            guard let before = baseline.first(where: { $0.name == report.name }) else {
+                lines.append("\(report.name): not in the baseline")
+                continue
+            }
+            let old = Dictionary(before.results.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            let regressions = report.results.filter { old[$0.id]?.passed == true && !$0.passed }
+            let improvements = report.results.filter { old[$0.id]?.passed == false && $0.passed }
+            let added = report.results.filter { old[$0.id] == nil }.map(\.id)
+            let gone = before.results.map(\.id).filter { id in !report.results.contains { $0.id == id } }
+            lines.append("\(report.name) against the baseline: \(regressions.count) regression\(regressions.count == 1 ? "" : "s"), \(improvements.count) improvement\(improvements.count == 1 ? "" : "s")")
+            for result in regressions { lines.append("  regressed: \(result.id): \(result.failures.joined(separator: "; "))") }
+            for result in improvements { lines.append("  improved:  \(result.id) (was: \(old[result.id]!.failures.joined(separator: "; ")))") }
+            if !added.isEmpty { lines.append("  new cases: \(added.joined(separator: ", "))") }
+            if !gone.isEmpty { lines.append("  cases no longer in the file: \(gone.joined(separator: ", "))") }
+            for key in report.metrics.keys.sorted() {
+                guard let now = report.metrics[key], let was = before.metrics[key], abs(now - was) > 1e-9 else { continue }
+                lines.append("  " + key.padding(toLength: 24, withPad: " ", startingAt: 0) + String(format: " %.3f → %.3f (%+.3f)", was, now, now - was))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Reads reports written by `griot eval --json`.
+    public static func readReports(_ data: Data) throws -> [EvalReport] {
+        try JSONDecoder().decode([EvalReport].self, from: data)
+    }
+
+    /// The reports as `griot eval --json` writes them (snake_case keys).
+    public static func encodeReports(_ reports: [EvalReport]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(reports)
     }
 
     public static func junit(_ reports: [EvalReport]) -> String {

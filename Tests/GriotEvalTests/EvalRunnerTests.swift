@@ -103,4 +103,48 @@ func demoEngine() throws -> ChatEngine {
         #expect(counter.failures == 2, "the case and its must_contain gate")
         #expect(EvalText.summary(report).contains("gate must_contain_pass FAILED"))
     }
+
+    @Test func aBaselineListsRegressionsAndImprovementsCaseByCase() async throws {
+        let suite = try EvalSuite.parse(EvalRunnerTests().suiteText, file: "sample.yaml")
+        let before = try await EvalRunner(engine: try demoEngine()).run(suite)
+        var changed = suite
+        changed.cases[0].expect.mustContain = ["levee"]
+        let after = try await EvalRunner(engine: try demoEngine()).run(changed)
+        // The baseline is read back from the JSON `--json` writes, metric names and all.
+        let baseline = try EvalText.readReports(try EvalText.encodeReports([before]))
+        #expect(baseline[0].metrics == before.metrics)
+        #expect(baseline[0].results == before.results)
+        let text = EvalText.comparison([after], baseline: baseline)
+        #expect(text.contains("sample against the baseline: 1 regression, 0 improvements"))
+        #expect(text.contains("regressed: place-kelly-ingram-park: the answer lacks “levee”"))
+        #expect(text.contains("must_contain_pass") && text.contains("1.000 → 0.500"))
+        let reverse = EvalText.comparison([before], baseline: [after])
+        #expect(reverse.contains("0 regressions, 1 improvement"))
+        #expect(reverse.contains("improved:  place-kelly-ingram-park"))
+    }
+
+    @Test func phrasesAndGradesAreJudgedOnTheRetrievedPassages() async throws {
+        let text = """
+            name: graded
+            cases:
+              - id: park-by-phrase
+                question: What happened in Kelly Ingram Park?
+                expect: {phrases: [firemen], grades: {odom-childrens-crusade-kelly-ingram-park: 2, odom-reginald-harlem-letters: 1}}
+              - id: phrase-not-there
+                question: What happened in Kelly Ingram Park?
+                expect: {phrases: [zeppelin]}
+            """
+        let report = try await EvalRunner(engine: try demoEngine()).run(try EvalSuite.parse(text, file: "graded.yaml"))
+        let found = try #require(report.results.first)
+        #expect(found.passed, "\(found.failures)")
+        #expect(found.firstExpectedRank == 1)
+        // Both graded stories are ranked first and second: the ideal order.
+        #expect(abs((found.ndcg ?? 0) - 1) < 1e-9)
+        #expect(report.results[1].failures.contains { $0.contains("a passage with “zeppelin”") })
+        #expect(report.metrics["hit_at_5"] == 0.5)
+        #expect(report.metrics["ndcg_at_10"] != nil)
+        #expect(abs(EvalCaseResult.ndcg(["b", "a"], grades: ["a": 2, "b": 1]) - (1 + 3 / log2(3)) / (3 + 1 / log2(3))) < 1e-9)
+        #expect(EvalText.summary(report).contains("failed cases:"))
+        #expect(EvalText.failureTable(report.results.filter { !$0.passed })[0].hasPrefix("case"))
+    }
 }

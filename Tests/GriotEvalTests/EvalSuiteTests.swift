@@ -21,6 +21,8 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         #expect(item.expect.mustContain == ["Ida Mae"])
         #expect(item.expect.route == .answer)
         #expect(item.expect.citationRequired)
+        #expect(item.expect.grades == ["carter-1927-flood": 2, "carter-leaving-clarksdale": 1])
+        #expect(item.expect.latencyMilliseconds == 2000)
     }
 
     @Test func everyProblemOfAFileIsReportedAtOnceWithTheCase() {
