@@ -5,7 +5,8 @@ import Synchronization
 /// holds the events exactly as they were sent (name and JSON data, in order).
 final class TurnEmitter: Sendable {
     private let continuation: AsyncStream<TurnEvent>.Continuation
-    private let log = Mutex<[TurnSnapshot.SentEvent]>([])
+    /// Kept as events; encoded once, when the turn is stored, not on the relaying path.
+    private let log = Mutex<[TurnEvent]>([])
 
     init(_ continuation: AsyncStream<TurnEvent>.Continuation) {
         self.continuation = continuation
@@ -18,8 +19,7 @@ final class TurnEmitter: Sendable {
 
     /// Keeps an event for the snapshot that is sent later (`done`, after the turn is stored).
     func record(_ event: TurnEvent) {
-        let entry = TurnSnapshot.SentEvent(event: event.name, data: String(decoding: event.jsonData(), as: UTF8.self))
-        log.withLock { $0.append(entry) }
+        log.withLock { $0.append(event) }
     }
 
     /// Sends an event already recorded.
@@ -27,5 +27,7 @@ final class TurnEmitter: Sendable {
 
     func finish() { continuation.finish() }
 
-    var sent: [TurnSnapshot.SentEvent] { log.withLock { $0 } }
+    var sent: [TurnSnapshot.SentEvent] {
+        log.withLock { $0 }.map { TurnSnapshot.SentEvent(event: $0.name, data: String(decoding: $0.jsonData(), as: UTF8.self)) }
+    }
 }

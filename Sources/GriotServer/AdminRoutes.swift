@@ -37,27 +37,12 @@ struct AdminRoutes: Sendable {
     @Sendable func audit(_ request: Request, context: GriotRequestContext) async throws -> AuditPage {
         let caller = try context.requireCaller()
         guard caller.role.mayAdminister else { throw APIError(.forbidden, code: "forbidden", "Only admins may read the audit log.") }
-        let query = request.uri.queryParameters
-        func text(_ name: String) -> String? { query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
-        func date(_ name: String) throws -> Date? {
-            guard let value = text(name) else { return nil }
-            guard let date = try? Date(value, strategy: .iso8601) else {
-                throw APIError.badRequest("invalid_\(name)", "\(name) must be an ISO 8601 time such as 2026-11-01T00:00:00Z.")
-            }
-            return date
-        }
-        func number(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
-            guard let value = text(name) else { return fallback }
-            guard let number = Int(value), range.contains(number) else {
-                throw APIError.badRequest("invalid_\(name)", "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound).")
-            }
-            return number
-        }
-        let limit = try number("limit", default: 100, range: 1...1_000)
-        let offset = try number("offset", default: 0, range: 0...10_000_000)
-        let actions = text("action").map { $0.split(separator: ",").map { AuditAction(String($0).trimmingCharacters(in: .whitespaces)) } } ?? []
-        let filter = AuditFilter(userID: text("user_id"), actorID: text("actor_id"), threadID: text("thread_id"), messageID: text("message_id"),
-                                 actions: actions, since: try date("since"), until: try date("until"), limit: limit + 1, offset: offset)
+        let query = QueryReader(request)
+        let limit = try query.number("limit", default: 100, range: 1...1_000)
+        let offset = try query.number("offset", default: 0, range: 0...10_000_000)
+        let actions = query.text("action").map { $0.split(separator: ",").map { AuditAction(String($0).trimmingCharacters(in: .whitespaces)) } } ?? []
+        let filter = AuditFilter(userID: query.text("user_id"), actorID: query.text("actor_id"), threadID: query.text("thread_id"), messageID: query.text("message_id"),
+                                 actions: actions, since: try query.date("since"), until: try query.date("until"), limit: limit + 1, offset: offset)
         let entries = try chats.auditEntries(filter)
         let items = entries.prefix(limit).map {
             AuditItem(id: $0.id ?? 0, at: $0.at, action: $0.action.rawValue, userID: $0.userID, actorID: $0.actorID, threadID: $0.threadID,

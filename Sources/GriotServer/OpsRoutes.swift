@@ -47,35 +47,22 @@ struct OpsRoutes: Sendable {
     /// `status`, `since` and `until` (ISO 8601), `limit` (1–500, default 50).
     @Sendable func turns(_ request: Request, context: GriotRequestContext) async throws -> TurnPage {
         try requireOperator(context)
-        let query = request.uri.queryParameters
-        func text(_ name: String) -> String? { query[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
-        func date(_ name: String) throws -> Date? {
-            guard let value = text(name) else { return nil }
-            guard let date = try? Date(value, strategy: .iso8601) else {
-                throw APIError.badRequest("invalid_\(name)", "\(name) must be an ISO 8601 time such as 2026-11-01T00:00:00Z.")
-            }
-            return date
-        }
-        var filter = TurnFilter(assistant: text("assistant"), flag: text("flag"), since: try date("since"), until: try date("until"))
+        let query = QueryReader(request)
+        var filter = TurnFilter(assistant: query.text("assistant"), flag: query.text("flag"), since: try query.date("since"), until: try query.date("until"))
         if let flag = filter.flag, SafetyFlag.Kind(rawValue: flag) == nil {
             throw APIError.badRequest("invalid_flag", "flag must be one of crisis, pii_masked, citation_dropped, citation_out_of_range, low_groundedness, copyright_review, output_moderation.")
         }
-        if let value = text("low_groundedness") {
+        if let value = query.text("low_groundedness") {
             guard let flag = Bool(value) else { throw APIError.badRequest("invalid_low_groundedness", "low_groundedness must be true or false.") }
             filter.lowGroundedness = flag
         }
-        if let value = text("status") {
+        if let value = query.text("status") {
             guard let status = MessageStatus(rawValue: value) else {
                 throw APIError.badRequest("invalid_status", "status must be one of complete, stopped, failed, blocked, streaming, interrupted.")
             }
             filter.status = status
         }
-        if let value = text("limit") {
-            guard let limit = Int(value), (1...500).contains(limit) else {
-                throw APIError.badRequest("invalid_limit", "limit must be a whole number from 1 to 500.")
-            }
-            filter.limit = limit
-        }
+        filter.limit = try query.number("limit", default: 50, range: 1...500)
         let records = try engine.chats.recentTurns(filter)
         return TurnPage(turns: records.map { record in
             let snapshot = try? TurnSnapshot.decode(record.snapshot)
