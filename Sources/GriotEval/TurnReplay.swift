@@ -58,17 +58,29 @@ public struct TurnReplayer: Sendable {
         self.provider = provider
     }
 
-    /// Replays a turn, or every turn of a thread, by id.
+    /// Replays a turn, or every turn of a thread, by id. Each replay leaves a `turn.replay` audit
+    /// entry on the conversation's owner (an operator has read their conversation).
     public func replay(id: String, options: ReplayOptions = ReplayOptions()) async throws -> [ReplayResult] {
+        let results: [ReplayResult]
         if let turn = try engine.chats.turn(id: id) {
-            return [try await replay(turns: [turn], threadID: turn.threadID, copyingHistory: true, options: options)].flatMap { $0 }
-        }
-        if try engine.chats.thread(id: id) != nil {
+            results = try await replay(turns: [turn], threadID: turn.threadID, copyingHistory: true, options: options)
+        } else if try engine.chats.thread(id: id) != nil {
             let turns = try engine.chats.turns(threadID: id)
             guard !turns.isEmpty else { throw ReplayError("thread \(id) has no stored turns to replay") }
-            return try await replay(turns: turns, threadID: id, copyingHistory: false, options: options)
+            results = try await replay(turns: turns, threadID: id, copyingHistory: false, options: options)
+        } else {
+            throw ReplayError("there is no turn or thread \(id); list recent turns with GET /api/ops/turns, or pass a thread id", notFound: true)
         }
-        throw ReplayError("there is no turn or thread \(id); list recent turns with GET /api/ops/turns, or pass a thread id", notFound: true)
+        if let first = results.first, let thread = try engine.chats.thread(id: first.threadID) {
+            try engine.chats.recordAudit(AuditEntry(
+                action: .turnReplay, userID: thread.userID, threadID: thread.id,
+                details: AuditEntry.details([
+                    "turns": .int(results.count), "prompt_version": .string(options.promptVersion ?? "as stored"),
+                    "index": .string(options.index.rawValue), "cassette": .string(String(options.cassette)),
+                    "model": .string(options.model ?? "as stored"),
+                ])))
+        }
+        return results
     }
 
     private func replay(turns: [TurnRecord], threadID: String, copyingHistory: Bool, options: ReplayOptions) async throws -> [ReplayResult] {

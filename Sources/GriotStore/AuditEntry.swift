@@ -28,6 +28,8 @@ public struct AuditAction: RawRepresentable, Codable, Sendable, Hashable, Expres
     public static let threadExport: AuditAction = "thread.export"
     /// The input moderation of a user's message (`moderation` holds the scores and decision).
     public static let messageModerate: AuditAction = "message.moderate"
+    /// An operator replayed a turn or thread (`details`: turns, prompt version, index, cassette, model).
+    public static let turnReplay: AuditAction = "turn.replay"
     /// The retention job removed safety verdicts older than two years.
     public static let verdictPurge: AuditAction = "verdict.purge"
 }

@@ -2,6 +2,7 @@ import Foundation
 import GriotAuth
 import GriotChat
 import GriotServer
+import GriotStore
 import HummingbirdTesting
 import Testing
 
@@ -48,8 +49,11 @@ import Testing
             try await client.execute(uri: "/api/ops/replay", method: .post, headers: maya, body: body(["id": turnID])) { response in
                 #expect(response.status == .forbidden)
             }
-            // Nothing was added to Maya's conversation.
+            // Nothing was added to Maya's conversation, and each replay is in the audit log with who ran it.
             #expect(try service.engine.chats.turns(threadID: session).count == 1)
+            let replays = try service.engine.chats.auditEntries(AuditFilter(actions: ["turn.replay"]))
+            #expect(replays.count == 2)
+            #expect(replays.allSatisfy { $0.actorID == "u-ops" && $0.userID == "u-maya" && $0.threadID == session })
         }
     }
 }
