@@ -283,12 +283,17 @@ struct TurnPipeline: Sendable {
                 throw TurnStageFailure(code: "internal_error", message: "The PII scrubber could not start (PCRE2), so no reply is sent; install libpcre2 and restart.")
             }
             scrubber = tools
-            // What the user wrote in this thread is theirs to see again.
-            for message in plan.history where message.role == .user { shared.formUnion(tools.sharedKeys(in: message.content)) }
-            shared.formUnion(tools.sharedKeys(in: plan.userMessage.content))
+            shared = Self.sharedKeys(plan, scrubber: tools)
         }
         return OutputGate(scrubber: scrubber, shared: shared, moderator: stages.contains(.moderation) ? engine.safety.local : nil,
                           sources: sources)
+    }
+
+    /// What the user wrote in this thread is theirs to see again: the keys of those values.
+    static func sharedKeys(_ plan: TurnPlan, scrubber: PIIScrubber) -> Set<String> {
+        var shared = scrubber.sharedKeys(in: plan.userMessage.content)
+        for message in plan.history where message.role == .user { shared.formUnion(scrubber.sharedKeys(in: message.content)) }
+        return shared
     }
 
     /// Stage 4: checks of the whole answer once it is complete: groundedness against the passages
@@ -341,6 +346,10 @@ struct TurnPipeline: Sendable {
 
     private func finish(_ state: inout TurnState, events: [TurnSnapshot.SentEvent]) {
         state.events = events
+        // The recording is the model's raw text: what the gate masked is masked in it too.
+        if state.plan.template.safety.contains(.pii), let scrubber = engine.safety.scrubber {
+            state.recording = state.recording?.maskingPersonalData(with: scrubber, keeping: Self.sharedKeys(state.plan, scrubber: scrubber))
+        }
         state.finished = Date()
         engine.checkpoints.close(messageID: state.plan.replyMessage.id)
         let output = state.verdicts.filter { $0.verdict.stage != "moderation" && $0.verdict.stage != "crisis" }.map(\.verdict)

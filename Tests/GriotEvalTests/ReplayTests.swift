@@ -142,6 +142,34 @@ func promptsWithSecondVersion(retrievalK: Int = 3) throws -> URL {
         }
     }
 
+    @Test func theRecordingKeepsNoValueTheUserWasNotShown() async throws {
+        // The model adds a number the user never gave, split across pieces, and repeats theirs.
+        let pieces = ["You can reach Aunt Ida's neighbor at 601-", "555-0147 most ", "evenings. Your own number, ",
+                      "(415) 555-0132, is ", "on the family sheet too."]
+        try await StubChatServer.with({ _ in .stream(pieces) }) { server in
+            let provider = OpenAICompatibleProvider(configuration: try OpenAICompatibleConfiguration(
+                environment: ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": "stub-model"]))
+            let engine = ChatEngine(archive: demoArchive, chats: try ChatStore(writer: StoryStore.inMemory().writer),
+                                    prompts: try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts")),
+                                    provider: provider, counters: .bytePair)
+            let turn = try await ask(engine, "My number is 415-555-0132. Who was Ida Mae Carter's neighbor?")
+            let json = try #require(try engine.chats.turn(id: turn.id)).snapshot
+            #expect(!json.contains("0147"), "not in the text, the events or the recording")
+            let stored = try TurnSnapshot.decode(json)
+            #expect(stored.text.contains("at [PHONE] most evenings."))
+            let recorded = try #require(stored.recording).events.compactMap { event -> String? in
+                if case .text(let text) = event { return text }
+                return nil
+            }
+            #expect(recorded.joined() == pieces.joined().replacingOccurrences(of: "601-555-0147", with: "[PHONE]"))
+            #expect(recorded.count == pieces.count, "the boundary inside the number moved to the mask's end")
+
+            let played = try await TurnReplayer(engine: engine).replay(id: turn.id, options: ReplayOptions(cassette: true))
+            #expect(played[0].providerSource == "played")
+            #expect(Array(played[0].replayed.text.utf8) == Array(stored.text.utf8))
+        }
+    }
+
     @Test func theWordDiffMarksChangedWords() {
         let parts = TurnDiff.wordDiff("the flood came in 1927 and the levee broke", "the flood came in 1927 and the levee held")
         #expect(parts.map(\.kind) == [.same, .removed, .added])
