@@ -33,6 +33,12 @@ import Testing
         #expect(asked.status == 0, "\(asked.errors)")
         let id = try turnID(asked.output)
 
+        let listed = try sandbox.run(["turns", "--assistant", "griot", "--status", "complete"], environment: environment)
+        #expect(listed.status == 0, "\(listed.errors)")
+        #expect(listed.output.hasPrefix("\(id)  "))
+        #expect(listed.output.contains("griot v1  complete"))
+        #expect(try sandbox.run(["turns", "--flag", "crisis"], environment: environment).errors.contains("no turns match"))
+
         let same = try sandbox.run(["replay", id], environment: environment)
         #expect(same.status == 0, "\(same.errors)")
         #expect(same.output.contains("settings: same"))

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import GriotChat
+import GriotStore
+
+extension MessageStatus: ExpressibleByArgument {}
+
+struct TurnsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "turns",
+        abstract: "List recent turns, newest first, to find one to replay (GET /api/ops/turns on the command line).")
+
+    @Option(name: .long, help: "Only this assistant's turns (griot, coach).") var assistant: String?
+    @Option(name: .long, help: "Only turns that raised this safety flag (low_groundedness, pii_masked, crisis, ...).") var flag: String?
+    @Flag(name: .long, help: "Only answers whose groundedness is under 0.4.") var lowGroundedness = false
+    @Option(name: .long, help: "Only turns that ended so (complete, stopped, failed, blocked, interrupted).") var status: MessageStatus?
+    @Option(name: .long, help: "Only turns started at or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z).") var since: String?
+    @Option(name: .long, help: "How many (1-500).") var limit = 20
+    @OptionGroup var options: ArchiveOptions
+
+    func run() throws {
+        if let flag, SafetyFlag.Kind(rawValue: flag) == nil {
+            throw ValidationError("--flag \(flag) is not a flag; use one of crisis, pii_masked, citation_dropped, citation_out_of_range, low_groundedness, copyright_review, output_moderation")
+        }
+        let start = try since.map { value -> Date in
+            guard let date = try? Date(value, strategy: .iso8601) else { throw ValidationError("--since must be an ISO 8601 time such as 2026-11-01T00:00:00Z") }
+            return date
+        }
+        guard (1...500).contains(limit) else { throw ValidationError("--limit must be from 1 to 500") }
+        let chats = try ChatStore(writer: options.openArchive(embedding: false).store.writer)
+        let turns = try chats.recentTurns(TurnFilter(assistant: assistant, flag: flag, lowGroundedness: lowGroundedness, status: status,
+                                                     since: start, limit: limit))
+        if turns.isEmpty { Terminal.note("no turns match") }
+        let format = ISO8601DateFormatter()
+        for turn in turns {
+            let snapshot = try? TurnSnapshot.decode(turn.snapshot)
+            let question = (snapshot?.question ?? "").replacingOccurrences(of: "\n", with: " ")
+            let flags = snapshot?.flags.map(\.kind.rawValue).joined(separator: ",") ?? ""
+            let grounded = snapshot?.groundedness.map { String(format: "%.2f", $0) } ?? "-"
+            print("\(turn.id)  \(format.string(from: turn.startedAt))  \(turn.assistant) v\(turn.promptVersion)  \(turn.status.rawValue)  grounded \(grounded)  \(flags.isEmpty ? "-" : flags)  “\(question.prefix(60))”")
+        }
+    }
+}
