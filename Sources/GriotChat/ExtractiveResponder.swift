@@ -136,11 +136,22 @@ public struct ExtractiveResponder: ChatProvider {
     // MARK: Ask the Griot
 
     private func answer(question: String, sentences: [Sentence], passages: [GroundingPassage], summary: Bool) -> String {
+        let people = mentionedPeople(question: question, passages: passages)
+        var sentences = sentences, passages = passages
+        // A story that matches only through another person of the same given name ("Big Walter"
+        // when the question is about Walter Pettiford) is about someone else.
+        let others = passages.filter { passage in
+            !people.isEmpty && people.allSatisfy { Self.passage(passage, meansSomeoneElseThan: $0, askedIn: question) }
+        }
+        if !others.isEmpty, others.count < passages.count {
+            let numbers = Set(others.map(\.number))
+            passages.removeAll { numbers.contains($0.number) }
+            sentences.removeAll { numbers.contains($0.passage.number) }
+        }
         let questionTerms = Set(analyzer.terms(in: question))
         var documentFrequency: [String: Int] = [:]
         for sentence in sentences { for term in sentence.terms { documentFrequency[term, default: 0] += 1 } }
         let count = Double(max(sentences.count, 1))
-        let people = mentionedPeople(question: question, passages: passages)
         let givenNames = Set(people.flatMap { Self.givenNames($0) })
 
         func score(_ sentence: Sentence) -> Double {
@@ -291,23 +302,47 @@ public struct ExtractiveResponder: ChatProvider {
     // MARK: Words and names
 
     /// People named in the question by a given name or nickname (a surname alone names a family,
-    /// not a person).
+    /// not a person); when several are, those the question names most fully ("Walter Pettiford",
+    /// not Walter Pinkney).
     private func mentionedPeople(question: String, passages: [GroundingPassage]) -> [String] {
-        let words = Set(question.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
-        var found: [String] = []
+        let words = Self.words(question)
+        var found: [(person: String, named: Int)] = []
         for person in Self.uniqueOrdered(passages.flatMap { $0.people + ($0.speaker.map { [$0] } ?? []) }) {
-            if Self.givenNames(person).contains(where: words.contains) { found.append(person) }
+            if Self.givenNames(person).contains(where: words.contains) { found.append((person, Self.nameWords(person).intersection(words).count)) }
         }
-        return found
+        let most = found.map(\.named).max() ?? 0
+        return found.filter { $0.named == most }.map(\.person)
+    }
+
+    /// Whether a passage matches the question's given name only through someone else: its story
+    /// lists another person of that name (Walter Pinkney, when the question is about Walter
+    /// Pettiford) and neither lists nor names in full the person asked about.
+    static func passage(_ passage: GroundingPassage, meansSomeoneElseThan person: String, askedIn question: String) -> Bool {
+        let asked = words(question)
+        let listed = passage.people + (passage.speaker.map { [$0] } ?? [])
+        if listed.contains(person) || nameWords(person).intersection(asked).isSubset(of: words(passage.text)) { return false }
+        let given = Set(givenNames(person)).intersection(asked)
+        return listed.contains { $0 != person && !given.isDisjoint(with: givenNames($0)) }
+    }
+
+    private static func words(_ text: String) -> Set<String> {
+        Set(text.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
     }
 
     private static let titles: Set<String> = ["rev", "reverend", "dr", "mr", "mrs", "ms", "miss", "aunt", "uncle", "sister", "brother", "deacon", "grandma", "grandpa", "jr", "sr"]
 
     /// The lowercased given names and nicknames of a person ("Theodore \"Teddy\" Batiste" → theodore, teddy).
     static func givenNames(_ person: String) -> [String] {
-        let words = person.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init).filter { !titles.contains($0) }
+        // Name by name, so that a double-barrelled surname ("André Batiste-Reyes") is dropped whole.
+        let names = person.lowercased().split(separator: " ")
+            .map { $0.split(whereSeparator: { !$0.isLetter }).map(String.init).filter { !titles.contains($0) } }
+            .filter { !$0.isEmpty }
         // Initials ("A. Philip Randolph") and short words could match any question.
-        return (words.count > 1 ? Array(words.dropLast()) : words).filter { $0.count >= 3 && !StopWords.english.contains($0) }
+        return (names.count > 1 ? names.dropLast() : names).joined().filter { $0.count >= 3 && !StopWords.english.contains($0) }
+    }
+
+    private static func nameWords(_ person: String) -> Set<String> {
+        words(person).subtracting(titles)
     }
 
     /// A name as it reads in a sentence: without the nickname's quotes ("Teddy Batiste").

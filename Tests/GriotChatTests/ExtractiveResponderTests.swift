@@ -1,0 +1,51 @@
+import Foundation
+@testable import GriotChat
+import GriotProviders
+import Testing
+
+/// The offline responder on passages made by hand, so each rule is seen alone.
+@Suite struct ExtractiveResponderTests {
+    let responder = ExtractiveResponder()
+
+    func reply(_ question: String, _ passages: [GroundingPassage]) -> String {
+        responder.compose(ChatRequest(messages: [ChatMessage(role: .user, content: question)],
+                                      grounding: Grounding(assistant: "griot", question: question, passages: passages)))
+    }
+
+    /// An interview whose transcript names its two speakers, the interviewer first.
+    func interview(number: Int = 1, interviewee: String, speaker: String, interviewer: String = "Simone Batiste-Reyes",
+                   asked: String, told: String) -> GroundingPassage {
+        let text = asked + " " + told
+        return GroundingPassage(number: number, storyID: "story-\(number)", passageID: "p\(number)", storyTitle: "On the Docks",
+                                people: [interviewee, interviewer], text: text, interviewees: [interviewee],
+                                speakerRuns: [.init(start: 0, speaker: interviewer),
+                                              .init(start: asked.unicodeScalars.count + 1, speaker: speaker)])
+    }
+
+    @Test func aStoryAboutAnotherPersonOfTheSameGivenNameIsNotCitedForTheOneAskedAbout() {
+        let steward = GroundingPassage(number: 1, storyID: "foundry", passageID: "p1", storyTitle: "Gate Four",
+                                       people: ["Samuel Whitfield", "Walter Pettiford"],
+                                       text: "Walter Pettiford was my steward at the foundry and he could quote the contract like Scripture.")
+        let docks = GroundingPassage(number: 2, storyID: "docks", passageID: "p2", storyTitle: "On the Docks",
+                                     people: ["Theodore \"Teddy\" Batiste", "Walter Pinkney"],
+                                     text: "A sling load of steel came loose over our heads and Big Walter pushed me out of the way.")
+        let text = reply("Who was Walter Pettiford?", [steward, docks])
+        #expect(text.contains("[1]"), "\(text)")
+        #expect(!text.contains("[2]") && !text.contains("Big Walter"), "Walter Pinkney is someone else: \(text)")
+        // Asked by the given name alone, both Walters answer.
+        let either = reply("Who was Walter?", [steward, docks])
+        #expect(either.contains("[1]") && either.contains("[2]"), "\(either)")
+    }
+
+    @Test func theAnswerIsAboutThePersonTheQuestionNamesMostFully() {
+        let passage = GroundingPassage(number: 1, storyID: "docks", passageID: "p1", storyTitle: "On the Docks",
+                                       people: ["Simone Batiste-Reyes", "Theodore \"Teddy\" Batiste"],
+                                       text: "Teddy Batiste worked forty years on the Oakland docks in Local 10.")
+        let text = reply("Who was Teddy Batiste?", [passage])
+        #expect(text.hasPrefix("Here is what the family's stories tell about Teddy Batiste."), "\(text)")
+        // A double-barrelled surname is a surname: "Batiste" does not name Simone.
+        #expect(ExtractiveResponder.givenNames("Simone Batiste-Reyes") == ["simone"])
+        #expect(ExtractiveResponder.givenNames("Theodore \"Teddy\" Batiste") == ["theodore", "teddy"])
+        #expect(ExtractiveResponder.givenNames("Aunt Lil") == ["lil"])
+    }
+}
