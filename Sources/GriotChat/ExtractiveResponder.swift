@@ -90,7 +90,8 @@ public struct ExtractiveResponder: ChatProvider {
                 // The interviewer's questions are not what the story says.
                 guard words >= 4, words <= 70, !text.hasSuffix("?") else { continue }
                 let speaker = passage.speaker(at: span.start)
-                if let speaker, !passage.interviewees.isEmpty, !passage.speakerRuns.isEmpty, !passage.interviewees.contains(speaker) { continue }
+                if let speaker, !passage.interviewees.isEmpty, !passage.speakerRuns.isEmpty,
+                   !passage.interviewees.contains(where: { Self.samePerson(speaker: speaker, interviewee: $0) }) { continue }
                 sentences.append(Sentence(passage: passage, text: text, terms: Set(analyzer.terms(in: text)), position: position,
                                           speaker: speaker ?? passage.interviewees.first))
             }
@@ -339,6 +340,17 @@ public struct ExtractiveResponder: ChatProvider {
             .filter { !$0.isEmpty }
         // Initials ("A. Philip Randolph") and short words could match any question.
         return (names.count > 1 ? names.dropLast() : names).joined().filter { $0.count >= 3 && !StopWords.english.contains($0) }
+    }
+
+    /// Whether a transcript's speaker label names the interviewee, who may be listed in a fuller
+    /// form: "Teddy Batiste" and "Teddy" both name `Theodore "Teddy" Batiste`. Every word of the
+    /// label must be one of the interviewee's, and one of them a given name or nickname, so a
+    /// surname alone ("Mrs. Batiste") or a relative sharing it ("Simone Batiste-Reyes") does not.
+    static func samePerson(speaker: String, interviewee: String) -> Bool {
+        if speaker == interviewee { return true }
+        let spoken = nameWords(speaker)
+        guard !spoken.isEmpty, spoken.isSubset(of: nameWords(interviewee)) else { return false }
+        return !spoken.isDisjoint(with: givenNames(interviewee))
     }
 
     private static func nameWords(_ person: String) -> Set<String> {

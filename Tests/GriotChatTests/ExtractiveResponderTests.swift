@@ -22,6 +22,28 @@ import Testing
                                               .init(start: asked.unicodeScalars.count + 1, speaker: speaker)])
     }
 
+    @Test func theIntervieweeIsQuotedWhenTheTranscriptNamesThemByTheirNickname() {
+        let passage = interview(interviewee: "Theodore \"Teddy\" Batiste", speaker: "Teddy Batiste",
+                                asked: "Uncle Teddy, tell me again about the union hall and the docks.",
+                                told: "I worked casual about a year on the docks, then the union hall took me in as a B-man.")
+        let text = reply("What did Teddy do on the docks?", [passage])
+        #expect(text.contains("“I worked casual about a year on the docks, then the union hall took me in as a B-man.” [1]"), "\(text)")
+        #expect(!text.contains("Uncle Teddy, tell me again"), "the interviewer's words are not the story: \(text)")
+    }
+
+    @Test func aSpeakerLabelNamesTheIntervieweeOnlyWhenTheNamesPlainlyAgree() {
+        let teddy = "Theodore \"Teddy\" Batiste"
+        #expect(ExtractiveResponder.samePerson(speaker: "Teddy Batiste", interviewee: teddy))
+        #expect(ExtractiveResponder.samePerson(speaker: "Teddy", interviewee: teddy))
+        #expect(ExtractiveResponder.samePerson(speaker: "Theodore Batiste", interviewee: teddy))
+        #expect(ExtractiveResponder.samePerson(speaker: "Mr. Teddy Batiste", interviewee: teddy))
+        #expect(!ExtractiveResponder.samePerson(speaker: "Batiste", interviewee: teddy), "a surname alone names a family")
+        #expect(!ExtractiveResponder.samePerson(speaker: "Mrs. Batiste", interviewee: teddy))
+        #expect(!ExtractiveResponder.samePerson(speaker: "Simone Batiste-Reyes", interviewee: teddy))
+        #expect(!ExtractiveResponder.samePerson(speaker: "Teddy Williams", interviewee: teddy))
+        #expect(!ExtractiveResponder.samePerson(speaker: "Interviewer", interviewee: teddy))
+    }
+
     @Test func aStoryAboutAnotherPersonOfTheSameGivenNameIsNotCitedForTheOneAskedAbout() {
         let steward = GroundingPassage(number: 1, storyID: "foundry", passageID: "p1", storyTitle: "Gate Four",
                                        people: ["Samuel Whitfield", "Walter Pettiford"],
