@@ -1,5 +1,6 @@
 import Foundation
 import GriotProviders
+import GriotSearch
 import GriotText
 
 /// The offline responder: answers from the retrieved passages alone, by choosing the sentences
@@ -119,19 +120,59 @@ public struct ExtractiveResponder: ChatProvider {
 
     /// The numbers of the passages that speak to the question: those holding at least half of its
     /// key terms (in their text, title, people or places). A question of only generic words
-    /// ("tell me a story") takes the retrieved passages as they are.
+    /// ("tell me a story") takes the retrieved passages as they are; one naming something no
+    /// passage holds takes none of them.
     func relevantPassages(question: String, passages: [GroundingPassage]) -> Set<Int> {
+        guard absentNames(question: question, passages: passages).isEmpty else { return [] }
         let key = keyTerms(question)
         guard !key.isEmpty else { return Set(passages.prefix(3).map(\.number)) }
         let needed = max(1, Int((Double(key.count) * 0.5).rounded(.up)))
         var relevant = Set<Int>()
         for passage in passages {
-            let described = [passage.text, passage.storyTitle, passage.people.joined(separator: " "), passage.places.joined(separator: " ")]
-                .joined(separator: " ")
-            let terms = Set(analyzer.terms(in: described))
+            let terms = Set(analyzer.terms(in: Self.described(passage)))
             if key.filter(terms.contains).count >= needed { relevant.insert(passage.number) }
         }
         return relevant
+    }
+
+    /// The names in the question that no passage holds: passages about the Civil War share "war"
+    /// with "Did anyone serve in the Vietnam War?" but not "Vietnam", so they do not answer it. A
+    /// name misspelt as retrieval forgives ("Chicaga") counts as held when a passage has a word
+    /// within the same spelling distance of it.
+    func absentNames(question: String, passages: [GroundingPassage]) -> [String] {
+        let names = Self.names(in: question)
+        guard !names.isEmpty else { return [] }
+        var vocabulary: [String: Int] = [:]
+        for passage in passages {
+            for term in Set(analyzer.terms(in: Self.described(passage))) { vocabulary[term, default: 0] += 1 }
+        }
+        let unheld = names.map { analyzer.terms(in: $0).filter { !Self.generic.contains($0) && vocabulary[$0] == nil } }
+        guard unheld.contains(where: { !$0.isEmpty }) else { return [] }
+        // Built only when a name is missing as written, the rare case.
+        let spelling = SpellingExpander(vocabulary: vocabulary)
+        return zip(names, unheld).filter { _, terms in terms.contains { spelling.expansions(of: $0, limit: 1).isEmpty } }.map(\.0)
+    }
+
+    /// Capitalised words that do not begin a sentence ("Vietnam", "War"); titles ("Aunt") and
+    /// words in capitals throughout ("II", "ILWU") are not counted.
+    static func names(in question: String) -> [String] {
+        var names: [String] = []
+        var beginsSentence = true
+        for token in question.split(whereSeparator: \.isWhitespace) {
+            let word = token.trimmingCharacters(in: .punctuationCharacters.union(.symbols))
+            if !beginsSentence, let first = word.first, first.isUppercase, word.contains(where: \.isLowercase),
+               !titles.contains(word.lowercased()) {
+                names.append(word)
+            }
+            // After "Col." too: a word that may begin a sentence is not taken for a name.
+            beginsSentence = token.last.map { ".?!:;".contains($0) } ?? false
+        }
+        return names
+    }
+
+    /// What a passage says and what it is about: its text, its story's title, people and places.
+    private static func described(_ passage: GroundingPassage) -> String {
+        [passage.text, passage.storyTitle, passage.people.joined(separator: " "), passage.places.joined(separator: " ")].joined(separator: " ")
     }
 
     // MARK: Ask the Griot
@@ -330,7 +371,8 @@ public struct ExtractiveResponder: ChatProvider {
         Set(text.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
     }
 
-    private static let titles: Set<String> = ["rev", "reverend", "dr", "mr", "mrs", "ms", "miss", "aunt", "uncle", "sister", "brother", "deacon", "grandma", "grandpa", "jr", "sr"]
+    private static let titles: Set<String> = ["rev", "reverend", "dr", "mr", "mrs", "ms", "miss", "aunt", "uncle", "sister", "brother", "deacon", "grandma", "grandpa", "jr", "sr",
+                                              "col", "gen", "capt", "lt", "sgt", "maj", "gov", "st"]
 
     /// The lowercased given names and nicknames of a person ("Theodore \"Teddy\" Batiste" → theodore, teddy).
     static func givenNames(_ person: String) -> [String] {

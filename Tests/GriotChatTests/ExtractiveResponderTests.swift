@@ -70,4 +70,31 @@ import Testing
         #expect(ExtractiveResponder.givenNames("Theodore \"Teddy\" Batiste") == ["theodore", "teddy"])
         #expect(ExtractiveResponder.givenNames("Aunt Lil") == ["lil"])
     }
+
+    @Test func aQuestionNamingWhatNoPassageHoldsIsNotAnsweredFromItsCommonWords() {
+        let civilWar = GroundingPassage(number: 1, storyID: "range", passageID: "p1", storyTitle: "Frank Range", people: ["Frank Range"],
+                                        text: "He served in the Civil War as his master's cook and dug him out of the breast-works after a battle.")
+        let text = reply("Did anyone serve in the Vietnam War?", [civilWar])
+        #expect(text.contains("do not cover") || text.contains("do not answer"), "\(text)")
+        #expect(!text.contains("[1]"), "\(text)")
+        // The same passage answers the question it does speak to.
+        #expect(reply("Did anyone serve in the Civil War?", [civilWar]).contains("[1]"))
+    }
+
+    @Test func aNameMisspeltAsRetrievalForgivesStillCountsAsHeld() {
+        let passage = GroundingPassage(number: 1, storyID: "lucien", passageID: "p1", storyTitle: "Lucien's Trumpet",
+                                       people: ["Lucien Batiste"], places: ["Chicago, Illinois"],
+                                       text: "Lucien Batiste played trumpet in the Seventh Ward before the war took him to Chicago.")
+        for question in ["What did Lucien Batsite play?", "Did Lucien Batiste ever go to Chicaga?"] {
+            #expect(reply(question, [passage]).contains("[1]"), "\(question)")
+        }
+    }
+
+    @Test func namesAreCapitalisedWordsThatDoNotBeginASentence() {
+        #expect(ExtractiveResponder.names(in: "Did anyone serve in the Vietnam War?") == ["Vietnam", "War"])
+        #expect(ExtractiveResponder.names(in: "Which of the narrators fought in World War II?") == ["World", "War"])
+        #expect(ExtractiveResponder.names(in: "Who was Aunt Lil? Tell me about her.") == ["Lil"])
+        #expect(ExtractiveResponder.names(in: "How did Dave Harper save Col. Harper's life?") == ["Dave", "Harper"])
+        #expect(ExtractiveResponder.names(in: "what happened at the levee in 1927?").isEmpty)
+    }
 }
