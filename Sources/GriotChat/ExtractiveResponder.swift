@@ -108,7 +108,7 @@ public struct ExtractiveResponder: ChatProvider {
             anything something everything thing things life lived live living grandmother grandfather grandma grandpa granny mother father \
             mom dad mama papa aunt uncle cousin relative relatives ancestor ancestors people person anyone someone somebody kind like \
             describe explain share mention mentioned record recorded interview interviews find found give show us me family's \
-            did does do was were is are be been have has had get got go went come came make made time times day days year years
+            did does do was were is are be been have has had get got go went come came make made use used time times day days year years
             """
         return Set(TextAnalyzer(removesStopWords: false).terms(in: words))
     }()

@@ -97,4 +97,12 @@ import Testing
         #expect(ExtractiveResponder.names(in: "How did Dave Harper save Col. Harper's life?") == ["Dave", "Harper"])
         #expect(ExtractiveResponder.names(in: "what happened at the levee in 1927?").isEmpty)
     }
+
+    @Test func sharingOnlyACommonVerbLikeUseIsNoEvidenceThePassagesCoverTheQuestion() {
+        let church = GroundingPassage(number: 1, storyID: "church", passageID: "p1", storyTitle: "Sunday Meeting",
+                                      text: "We used to walk four miles to the brush arbor meeting every Sunday morning.")
+        let text = reply("How did they use the telephone?", [church])
+        #expect(text.contains("do not cover") || text.contains("do not answer"), "\(text)")
+        #expect(reply("How did they use the brush arbor?", [church]).contains("[1]"))
+    }
 }
