@@ -194,7 +194,6 @@ public struct ExtractiveResponder: ChatProvider {
         var documentFrequency: [String: Int] = [:]
         for sentence in sentences { for term in sentence.terms { documentFrequency[term, default: 0] += 1 } }
         let count = Double(max(sentences.count, 1))
-        let givenNames = Set(people.flatMap { Self.givenNames($0) })
 
         func score(_ sentence: Sentence) -> Double {
             var total = 0.0
@@ -202,7 +201,13 @@ public struct ExtractiveResponder: ChatProvider {
                 total += log((count + 1) / (Double(documentFrequency[term] ?? 0) + 0.5))
             }
             let lowered = sentence.text.lowercased()
-            if givenNames.contains(where: { Self.containsWord(lowered, $0) }) { total += 2 }
+            // In a person's own interview with no speakers marked, a sentence naming them is the
+            // interviewer's prose about them ("Frank Range is a familiar figure ..."); their own
+            // words say "I". Where speakers are marked, the interviewer's lines are already gone.
+            let named = !sentence.passage.speakerRuns.isEmpty ? people : people.filter { person in
+                !sentence.passage.interviewees.contains { $0 == person || Self.samePerson(speaker: person, interviewee: $0) }
+            }
+            if named.flatMap(Self.givenNames).contains(where: { Self.containsWord(lowered, $0) }) { total += 2 }
             // Earlier passages ranked higher; earlier sentences tend to set the scene.
             return total + 0.6 / Double(sentence.passage.number) - 0.02 * Double(sentence.position)
         }

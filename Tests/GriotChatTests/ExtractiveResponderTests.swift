@@ -105,4 +105,17 @@ import Testing
         #expect(text.contains("do not cover") || text.contains("do not answer"), "\(text)")
         #expect(reply("How did they use the brush arbor?", [church]).contains("[1]"))
     }
+
+    @Test func inAnInterviewWithoutMarkedSpeakersThePersonsOwnWordsOutrankTheInterviewersProseNamingThem() {
+        // As in the WPA narratives: the writer's third-person prose and the informant's words in one text.
+        let text = """
+            At the age of one hundred and three, Frank Range is a familiar figure in Greenville, talking freely of the war. \
+            "I went to the war with my master as his cook, and dug him out of the breast-works when a shell buried him." \
+            Frank Range returned to Newberry at the close of the war.
+            """
+        let passage = GroundingPassage(number: 1, storyID: "range", passageID: "p1", storyTitle: "Frank Range", people: ["Frank Range"],
+                                       text: text, interviewees: ["Frank Range"])
+        let answer = reply("What did Frank Range do for his master in the war?", [passage])
+        #expect(answer.contains("breast-works"), "\(answer)")
+    }
 }
