@@ -88,8 +88,10 @@ public struct ExtractiveResponder: ChatProvider {
             for (position, span) in SentenceSplitter.sentences(in: scalars).enumerated() {
                 let text = String(String.UnicodeScalarView(scalars[span.start..<span.end])).trimmingCharacters(in: .whitespacesAndNewlines)
                 let words = text.split(separator: " ").count
-                // The interviewer's questions are not what the story says.
-                guard words >= 4, words <= 70, !text.hasSuffix("?") else { continue }
+                // The interviewer's questions are not what the story says, nor are a transcript's
+                // heading and signature blocks or a transcriber's bracketed notes.
+                guard words >= 4, words <= 70, !text.hasSuffix("?"), !Self.isHeadingBlock(text),
+                      !(text.hasPrefix("[") && text.hasSuffix("]")) else { continue }
                 let speaker = passage.speaker(at: span.start)
                 if let speaker, !passage.interviewees.isEmpty, !passage.speakerRuns.isEmpty,
                    !passage.interviewees.contains(where: { Self.samePerson(speaker: speaker, interviewee: $0) }) { continue }
@@ -98,6 +100,15 @@ public struct ExtractiveResponder: ChatProvider {
             }
         }
         return sentences
+    }
+
+    /// A title in capitals ("PLANTATION LIFE AS VIEWED BY EX-SLAVE"), or lines mostly too short to
+    /// be speech ("GEORGIA BAKER, Age 87 / [ADDRESS] / Athens, Georgia").
+    static func isHeadingBlock(_ text: String) -> Bool {
+        if !text.contains(where: \.isLowercase) { return true }
+        let lines = text.split(whereSeparator: \.isNewline).filter { !$0.allSatisfy(\.isWhitespace) }
+        guard lines.count >= 2 else { return false }
+        return lines.filter { $0.split(separator: " ").count <= 4 }.count * 2 >= lines.count
     }
 
     /// Words that say what kind of question it is rather than what it is about; a passage that

@@ -118,4 +118,27 @@ import Testing
         let answer = reply("What did Frank Range do for his master in the war?", [passage])
         #expect(answer.contains("breast-works"), "\(answer)")
     }
+
+    @Test func headingBlocksAndTranscribersNotesAreNotQuotedAsWhatThePersonRecalls() {
+        let text = """
+            PLANTATION LIFE AS VIEWED BY EX-SLAVE
+
+            GEORGIA BAKER, Age 87
+            369 Meigs Street
+            Athens, Georgia
+
+            [TR: This interview with Georgia Baker of Athens is also filed in the second volume.]
+
+            "I was born on de plantation of Marse Alec Stephens in Taliaferro County, Georgia."
+            """
+        let passage = GroundingPassage(number: 1, storyID: "baker", passageID: "p1", storyTitle: "Georgia Baker", people: ["Georgia Baker"],
+                                       places: ["Athens, Georgia"], text: text, interviewees: ["Georgia Baker"])
+        let answer = reply("Where was Georgia Baker born?", [passage])
+        #expect(answer.contains("Marse Alec Stephens"), "\(answer)")
+        for heading in ["PLANTATION LIFE", "Age 87", "Meigs Street", "[TR:"] {
+            #expect(!answer.contains(heading), "\(heading): \(answer)")
+        }
+        #expect(ExtractiveResponder.isHeadingBlock("Interview with \"Aunt\" Hannah Allen,\nFredericktown, Missouri."))
+        #expect(!ExtractiveResponder.isHeadingBlock("After the war the city decided West Oakland was a slum, and the freeway came through."))
+    }
 }
