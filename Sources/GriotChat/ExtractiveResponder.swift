@@ -1,5 +1,6 @@
 import Foundation
 import GriotProviders
+import GriotSearch
 import GriotText
 
 /// The offline responder: answers from the retrieved passages alone, by choosing the sentences
@@ -87,15 +88,27 @@ public struct ExtractiveResponder: ChatProvider {
             for (position, span) in SentenceSplitter.sentences(in: scalars).enumerated() {
                 let text = String(String.UnicodeScalarView(scalars[span.start..<span.end])).trimmingCharacters(in: .whitespacesAndNewlines)
                 let words = text.split(separator: " ").count
-                // The interviewer's questions are not what the story says.
-                guard words >= 4, words <= 70, !text.hasSuffix("?") else { continue }
+                // The interviewer's questions are not what the story says, nor are a transcript's
+                // heading and signature blocks or a transcriber's bracketed notes.
+                guard words >= 4, words <= 70, !text.hasSuffix("?"), !Self.isHeadingBlock(text),
+                      !(text.hasPrefix("[") && text.hasSuffix("]")) else { continue }
                 let speaker = passage.speaker(at: span.start)
-                if let speaker, !passage.interviewees.isEmpty, !passage.speakerRuns.isEmpty, !passage.interviewees.contains(speaker) { continue }
+                if let speaker, !passage.interviewees.isEmpty, !passage.speakerRuns.isEmpty,
+                   !passage.interviewees.contains(where: { Self.samePerson(speaker: speaker, interviewee: $0) }) { continue }
                 sentences.append(Sentence(passage: passage, text: text, terms: Set(analyzer.terms(in: text)), position: position,
                                           speaker: speaker ?? passage.interviewees.first))
             }
         }
         return sentences
+    }
+
+    /// A title in capitals ("PLANTATION LIFE AS VIEWED BY EX-SLAVE"), or lines mostly too short to
+    /// be speech ("GEORGIA BAKER, Age 87 / [ADDRESS] / Athens, Georgia").
+    static func isHeadingBlock(_ text: String) -> Bool {
+        if !text.contains(where: \.isLowercase) { return true }
+        let lines = text.split(whereSeparator: \.isNewline).filter { !$0.allSatisfy(\.isWhitespace) }
+        guard lines.count >= 2 else { return false }
+        return lines.filter { $0.split(separator: " ").count <= 4 }.count * 2 >= lines.count
     }
 
     /// Words that say what kind of question it is rather than what it is about; a passage that
@@ -106,7 +119,7 @@ public struct ExtractiveResponder: ChatProvider {
             anything something everything thing things life lived live living grandmother grandfather grandma grandpa granny mother father \
             mom dad mama papa aunt uncle cousin relative relatives ancestor ancestors people person anyone someone somebody kind like \
             describe explain share mention mentioned record recorded interview interviews find found give show us me family's \
-            did does do was were is are be been have has had get got go went come came make made time times day days year years
+            did does do was were is are be been have has had get got go went come came make made use used time times day days year years
             """
         return Set(TextAnalyzer(removesStopWords: false).terms(in: words))
     }()
@@ -118,30 +131,80 @@ public struct ExtractiveResponder: ChatProvider {
 
     /// The numbers of the passages that speak to the question: those holding at least half of its
     /// key terms (in their text, title, people or places). A question of only generic words
-    /// ("tell me a story") takes the retrieved passages as they are.
+    /// ("tell me a story") takes the retrieved passages as they are; one naming something no
+    /// passage holds takes none of them.
     func relevantPassages(question: String, passages: [GroundingPassage]) -> Set<Int> {
+        guard absentNames(question: question, passages: passages).isEmpty else { return [] }
         let key = keyTerms(question)
         guard !key.isEmpty else { return Set(passages.prefix(3).map(\.number)) }
         let needed = max(1, Int((Double(key.count) * 0.5).rounded(.up)))
         var relevant = Set<Int>()
         for passage in passages {
-            let described = [passage.text, passage.storyTitle, passage.people.joined(separator: " "), passage.places.joined(separator: " ")]
-                .joined(separator: " ")
-            let terms = Set(analyzer.terms(in: described))
+            let terms = Set(analyzer.terms(in: Self.described(passage)))
             if key.filter(terms.contains).count >= needed { relevant.insert(passage.number) }
         }
         return relevant
     }
 
+    /// The names in the question that no passage holds: passages about the Civil War share "war"
+    /// with "Did anyone serve in the Vietnam War?" but not "Vietnam", so they do not answer it. A
+    /// name misspelt as retrieval forgives ("Chicaga") counts as held when a passage has a word
+    /// within the same spelling distance of it.
+    func absentNames(question: String, passages: [GroundingPassage]) -> [String] {
+        let names = Self.names(in: question)
+        guard !names.isEmpty else { return [] }
+        var vocabulary: [String: Int] = [:]
+        for passage in passages {
+            for term in Set(analyzer.terms(in: Self.described(passage))) { vocabulary[term, default: 0] += 1 }
+        }
+        let unheld = names.map { analyzer.terms(in: $0).filter { !Self.generic.contains($0) && vocabulary[$0] == nil } }
+        guard unheld.contains(where: { !$0.isEmpty }) else { return [] }
+        // Built only when a name is missing as written, the rare case.
+        let spelling = SpellingExpander(vocabulary: vocabulary)
+        return zip(names, unheld).filter { _, terms in terms.contains { spelling.expansions(of: $0, limit: 1).isEmpty } }.map(\.0)
+    }
+
+    /// Capitalised words that do not begin a sentence ("Vietnam", "War"); titles ("Aunt") and
+    /// words in capitals throughout ("II", "ILWU") are not counted.
+    static func names(in question: String) -> [String] {
+        var names: [String] = []
+        var beginsSentence = true
+        for token in question.split(whereSeparator: \.isWhitespace) {
+            let word = token.trimmingCharacters(in: .punctuationCharacters.union(.symbols))
+            if !beginsSentence, let first = word.first, first.isUppercase, word.contains(where: \.isLowercase),
+               !titles.contains(word.lowercased()) {
+                names.append(word)
+            }
+            // After "Col." too: a word that may begin a sentence is not taken for a name.
+            beginsSentence = token.last.map { ".?!:;".contains($0) } ?? false
+        }
+        return names
+    }
+
+    /// What a passage says and what it is about: its text, its story's title, people and places.
+    private static func described(_ passage: GroundingPassage) -> String {
+        [passage.text, passage.storyTitle, passage.people.joined(separator: " "), passage.places.joined(separator: " ")].joined(separator: " ")
+    }
+
     // MARK: Ask the Griot
 
     private func answer(question: String, sentences: [Sentence], passages: [GroundingPassage], summary: Bool) -> String {
+        let people = mentionedPeople(question: question, passages: passages)
+        var sentences = sentences, passages = passages
+        // A story that matches only through another person of the same given name ("Big Walter"
+        // when the question is about Walter Pettiford) is about someone else.
+        let others = passages.filter { passage in
+            !people.isEmpty && people.allSatisfy { Self.passage(passage, meansSomeoneElseThan: $0, askedIn: question) }
+        }
+        if !others.isEmpty, others.count < passages.count {
+            let numbers = Set(others.map(\.number))
+            passages.removeAll { numbers.contains($0.number) }
+            sentences.removeAll { numbers.contains($0.passage.number) }
+        }
         let questionTerms = Set(analyzer.terms(in: question))
         var documentFrequency: [String: Int] = [:]
         for sentence in sentences { for term in sentence.terms { documentFrequency[term, default: 0] += 1 } }
         let count = Double(max(sentences.count, 1))
-        let people = mentionedPeople(question: question, passages: passages)
-        let givenNames = Set(people.flatMap { Self.givenNames($0) })
 
         func score(_ sentence: Sentence) -> Double {
             var total = 0.0
@@ -149,7 +212,13 @@ public struct ExtractiveResponder: ChatProvider {
                 total += log((count + 1) / (Double(documentFrequency[term] ?? 0) + 0.5))
             }
             let lowered = sentence.text.lowercased()
-            if givenNames.contains(where: { Self.containsWord(lowered, $0) }) { total += 2 }
+            // In a person's own interview with no speakers marked, a sentence naming them is the
+            // interviewer's prose about them ("Frank Range is a familiar figure ..."); their own
+            // words say "I". Where speakers are marked, the interviewer's lines are already gone.
+            let named = !sentence.passage.speakerRuns.isEmpty ? people : people.filter { person in
+                !sentence.passage.interviewees.contains { $0 == person || Self.samePerson(speaker: person, interviewee: $0) }
+            }
+            if named.flatMap(Self.givenNames).contains(where: { Self.containsWord(lowered, $0) }) { total += 2 }
             // Earlier passages ranked higher; earlier sentences tend to set the scene.
             return total + 0.6 / Double(sentence.passage.number) - 0.02 * Double(sentence.position)
         }
@@ -291,23 +360,59 @@ public struct ExtractiveResponder: ChatProvider {
     // MARK: Words and names
 
     /// People named in the question by a given name or nickname (a surname alone names a family,
-    /// not a person).
+    /// not a person); when several are, those the question names most fully ("Walter Pettiford",
+    /// not Walter Pinkney).
     private func mentionedPeople(question: String, passages: [GroundingPassage]) -> [String] {
-        let words = Set(question.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
-        var found: [String] = []
+        let words = Self.words(question)
+        var found: [(person: String, named: Int)] = []
         for person in Self.uniqueOrdered(passages.flatMap { $0.people + ($0.speaker.map { [$0] } ?? []) }) {
-            if Self.givenNames(person).contains(where: words.contains) { found.append(person) }
+            if Self.givenNames(person).contains(where: words.contains) { found.append((person, Self.nameWords(person).intersection(words).count)) }
         }
-        return found
+        let most = found.map(\.named).max() ?? 0
+        return found.filter { $0.named == most }.map(\.person)
     }
 
-    private static let titles: Set<String> = ["rev", "reverend", "dr", "mr", "mrs", "ms", "miss", "aunt", "uncle", "sister", "brother", "deacon", "grandma", "grandpa", "jr", "sr"]
+    /// Whether a passage matches the question's given name only through someone else: its story
+    /// lists another person of that name (Walter Pinkney, when the question is about Walter
+    /// Pettiford) and neither lists nor names in full the person asked about.
+    static func passage(_ passage: GroundingPassage, meansSomeoneElseThan person: String, askedIn question: String) -> Bool {
+        let asked = words(question)
+        let listed = passage.people + (passage.speaker.map { [$0] } ?? [])
+        if listed.contains(person) || nameWords(person).intersection(asked).isSubset(of: words(passage.text)) { return false }
+        let given = Set(givenNames(person)).intersection(asked)
+        return listed.contains { $0 != person && !given.isDisjoint(with: givenNames($0)) }
+    }
+
+    private static func words(_ text: String) -> Set<String> {
+        Set(text.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
+    }
+
+    private static let titles: Set<String> = ["rev", "reverend", "dr", "mr", "mrs", "ms", "miss", "aunt", "uncle", "sister", "brother", "deacon", "grandma", "grandpa", "jr", "sr",
+                                              "col", "gen", "capt", "lt", "sgt", "maj", "gov", "st"]
 
     /// The lowercased given names and nicknames of a person ("Theodore \"Teddy\" Batiste" → theodore, teddy).
     static func givenNames(_ person: String) -> [String] {
-        let words = person.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init).filter { !titles.contains($0) }
+        // Name by name, so that a double-barrelled surname ("André Batiste-Reyes") is dropped whole.
+        let names = person.lowercased().split(separator: " ")
+            .map { $0.split(whereSeparator: { !$0.isLetter }).map(String.init).filter { !titles.contains($0) } }
+            .filter { !$0.isEmpty }
         // Initials ("A. Philip Randolph") and short words could match any question.
-        return (words.count > 1 ? Array(words.dropLast()) : words).filter { $0.count >= 3 && !StopWords.english.contains($0) }
+        return (names.count > 1 ? names.dropLast() : names).joined().filter { $0.count >= 3 && !StopWords.english.contains($0) }
+    }
+
+    /// Whether a transcript's speaker label names the interviewee, who may be listed in a fuller
+    /// form: "Teddy Batiste" and "Teddy" both name `Theodore "Teddy" Batiste`. Every word of the
+    /// label must be one of the interviewee's, and one of them a given name or nickname, so a
+    /// surname alone ("Mrs. Batiste") or a relative sharing it ("Simone Batiste-Reyes") does not.
+    static func samePerson(speaker: String, interviewee: String) -> Bool {
+        if speaker == interviewee { return true }
+        let spoken = nameWords(speaker)
+        guard !spoken.isEmpty, spoken.isSubset(of: nameWords(interviewee)) else { return false }
+        return !spoken.isDisjoint(with: givenNames(interviewee))
+    }
+
+    private static func nameWords(_ person: String) -> Set<String> {
+        words(person).subtracting(titles)
     }
 
     /// A name as it reads in a sentence: without the nickname's quotes ("Teddy Batiste").

@@ -28,6 +28,16 @@ let stranger = Viewer(userID: "u-visitor")
         #expect(events.meta?.model == "griot-extractive-1")
     }
 
+    @Test func anIntervieweeIsQuotedWhenTheTranscriptNamesThemWithoutTheirFullName() async throws {
+        // His transcripts say "Teddy Batiste"; his stories list Theodore "Teddy" Batiste.
+        let events = try await ask("Who was Teddy Batiste?", as: stranger)
+        let own: Set = ["batiste-teddy-longshoreman-port-of-oakland", "batiste-seventh-street-saturday-nights"]
+        #expect(events.citations.contains { own.contains($0.storyID) }, "\(events.citations.map(\.storyID))")
+        let text = try #require(events.done?.text)
+        #expect(text.hasPrefix("Teddy Batiste comes up in") || text.hasPrefix("Here is what the family's stories tell about Teddy Batiste"), "\(text)")
+        #expect(text.contains("Teddy Batiste recalls"), "\(text)")
+    }
+
     @Test func aPlaceQuestionCitesTheStorySetThere() async throws {
         let events = try await ask("What happened in Kelly Ingram Park?", as: stranger)
         #expect(events.citations.first?.storyID == "odom-childrens-crusade-kelly-ingram-park")

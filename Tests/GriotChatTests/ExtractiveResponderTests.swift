@@ -1,0 +1,144 @@
+import Foundation
+@testable import GriotChat
+import GriotProviders
+import Testing
+
+/// The offline responder on passages made by hand, so each rule is seen alone.
+@Suite struct ExtractiveResponderTests {
+    let responder = ExtractiveResponder()
+
+    func reply(_ question: String, _ passages: [GroundingPassage]) -> String {
+        responder.compose(ChatRequest(messages: [ChatMessage(role: .user, content: question)],
+                                      grounding: Grounding(assistant: "griot", question: question, passages: passages)))
+    }
+
+    /// An interview whose transcript names its two speakers, the interviewer first.
+    func interview(number: Int = 1, interviewee: String, speaker: String, interviewer: String = "Simone Batiste-Reyes",
+                   asked: String, told: String) -> GroundingPassage {
+        let text = asked + " " + told
+        return GroundingPassage(number: number, storyID: "story-\(number)", passageID: "p\(number)", storyTitle: "On the Docks",
+                                people: [interviewee, interviewer], text: text, interviewees: [interviewee],
+                                speakerRuns: [.init(start: 0, speaker: interviewer),
+                                              .init(start: asked.unicodeScalars.count + 1, speaker: speaker)])
+    }
+
+    @Test func theIntervieweeIsQuotedWhenTheTranscriptNamesThemByTheirNickname() {
+        let passage = interview(interviewee: "Theodore \"Teddy\" Batiste", speaker: "Teddy Batiste",
+                                asked: "Uncle Teddy, tell me again about the union hall and the docks.",
+                                told: "I worked casual about a year on the docks, then the union hall took me in as a B-man.")
+        let text = reply("What did Teddy do on the docks?", [passage])
+        #expect(text.contains("“I worked casual about a year on the docks, then the union hall took me in as a B-man.” [1]"), "\(text)")
+        #expect(!text.contains("Uncle Teddy, tell me again"), "the interviewer's words are not the story: \(text)")
+    }
+
+    @Test func aSpeakerLabelNamesTheIntervieweeOnlyWhenTheNamesPlainlyAgree() {
+        let teddy = "Theodore \"Teddy\" Batiste"
+        #expect(ExtractiveResponder.samePerson(speaker: "Teddy Batiste", interviewee: teddy))
+        #expect(ExtractiveResponder.samePerson(speaker: "Teddy", interviewee: teddy))
+        #expect(ExtractiveResponder.samePerson(speaker: "Theodore Batiste", interviewee: teddy))
+        #expect(ExtractiveResponder.samePerson(speaker: "Mr. Teddy Batiste", interviewee: teddy))
+        #expect(!ExtractiveResponder.samePerson(speaker: "Batiste", interviewee: teddy), "a surname alone names a family")
+        #expect(!ExtractiveResponder.samePerson(speaker: "Mrs. Batiste", interviewee: teddy))
+        #expect(!ExtractiveResponder.samePerson(speaker: "Simone Batiste-Reyes", interviewee: teddy))
+        #expect(!ExtractiveResponder.samePerson(speaker: "Teddy Williams", interviewee: teddy))
+        #expect(!ExtractiveResponder.samePerson(speaker: "Interviewer", interviewee: teddy))
+    }
+
+    @Test func aStoryAboutAnotherPersonOfTheSameGivenNameIsNotCitedForTheOneAskedAbout() {
+        let steward = GroundingPassage(number: 1, storyID: "foundry", passageID: "p1", storyTitle: "Gate Four",
+                                       people: ["Samuel Whitfield", "Walter Pettiford"],
+                                       text: "Walter Pettiford was my steward at the foundry and he could quote the contract like Scripture.")
+        let docks = GroundingPassage(number: 2, storyID: "docks", passageID: "p2", storyTitle: "On the Docks",
+                                     people: ["Theodore \"Teddy\" Batiste", "Walter Pinkney"],
+                                     text: "A sling load of steel came loose over our heads and Big Walter pushed me out of the way.")
+        let text = reply("Who was Walter Pettiford?", [steward, docks])
+        #expect(text.contains("[1]"), "\(text)")
+        #expect(!text.contains("[2]") && !text.contains("Big Walter"), "Walter Pinkney is someone else: \(text)")
+        // Asked by the given name alone, both Walters answer.
+        let either = reply("Who was Walter?", [steward, docks])
+        #expect(either.contains("[1]") && either.contains("[2]"), "\(either)")
+    }
+
+    @Test func theAnswerIsAboutThePersonTheQuestionNamesMostFully() {
+        let passage = GroundingPassage(number: 1, storyID: "docks", passageID: "p1", storyTitle: "On the Docks",
+                                       people: ["Simone Batiste-Reyes", "Theodore \"Teddy\" Batiste"],
+                                       text: "Teddy Batiste worked forty years on the Oakland docks in Local 10.")
+        let text = reply("Who was Teddy Batiste?", [passage])
+        #expect(text.hasPrefix("Here is what the family's stories tell about Teddy Batiste."), "\(text)")
+        // A double-barrelled surname is a surname: "Batiste" does not name Simone.
+        #expect(ExtractiveResponder.givenNames("Simone Batiste-Reyes") == ["simone"])
+        #expect(ExtractiveResponder.givenNames("Theodore \"Teddy\" Batiste") == ["theodore", "teddy"])
+        #expect(ExtractiveResponder.givenNames("Aunt Lil") == ["lil"])
+    }
+
+    @Test func aQuestionNamingWhatNoPassageHoldsIsNotAnsweredFromItsCommonWords() {
+        let civilWar = GroundingPassage(number: 1, storyID: "range", passageID: "p1", storyTitle: "Frank Range", people: ["Frank Range"],
+                                        text: "He served in the Civil War as his master's cook and dug him out of the breast-works after a battle.")
+        let text = reply("Did anyone serve in the Vietnam War?", [civilWar])
+        #expect(text.contains("do not cover") || text.contains("do not answer"), "\(text)")
+        #expect(!text.contains("[1]"), "\(text)")
+        // The same passage answers the question it does speak to.
+        #expect(reply("Did anyone serve in the Civil War?", [civilWar]).contains("[1]"))
+    }
+
+    @Test func aNameMisspeltAsRetrievalForgivesStillCountsAsHeld() {
+        let passage = GroundingPassage(number: 1, storyID: "lucien", passageID: "p1", storyTitle: "Lucien's Trumpet",
+                                       people: ["Lucien Batiste"], places: ["Chicago, Illinois"],
+                                       text: "Lucien Batiste played trumpet in the Seventh Ward before the war took him to Chicago.")
+        for question in ["What did Lucien Batsite play?", "Did Lucien Batiste ever go to Chicaga?"] {
+            #expect(reply(question, [passage]).contains("[1]"), "\(question)")
+        }
+    }
+
+    @Test func namesAreCapitalisedWordsThatDoNotBeginASentence() {
+        #expect(ExtractiveResponder.names(in: "Did anyone serve in the Vietnam War?") == ["Vietnam", "War"])
+        #expect(ExtractiveResponder.names(in: "Which of the narrators fought in World War II?") == ["World", "War"])
+        #expect(ExtractiveResponder.names(in: "Who was Aunt Lil? Tell me about her.") == ["Lil"])
+        #expect(ExtractiveResponder.names(in: "How did Dave Harper save Col. Harper's life?") == ["Dave", "Harper"])
+        #expect(ExtractiveResponder.names(in: "what happened at the levee in 1927?").isEmpty)
+    }
+
+    @Test func sharingOnlyACommonVerbLikeUseIsNoEvidenceThePassagesCoverTheQuestion() {
+        let church = GroundingPassage(number: 1, storyID: "church", passageID: "p1", storyTitle: "Sunday Meeting",
+                                      text: "We used to walk four miles to the brush arbor meeting every Sunday morning.")
+        let text = reply("How did they use the telephone?", [church])
+        #expect(text.contains("do not cover") || text.contains("do not answer"), "\(text)")
+        #expect(reply("How did they use the brush arbor?", [church]).contains("[1]"))
+    }
+
+    @Test func inAnInterviewWithoutMarkedSpeakersThePersonsOwnWordsOutrankTheInterviewersProseNamingThem() {
+        // As in the WPA narratives: the writer's third-person prose and the informant's words in one text.
+        let text = """
+            At the age of one hundred and three, Frank Range is a familiar figure in Greenville, talking freely of the war. \
+            "I went to the war with my master as his cook, and dug him out of the breast-works when a shell buried him." \
+            Frank Range returned to Newberry at the close of the war.
+            """
+        let passage = GroundingPassage(number: 1, storyID: "range", passageID: "p1", storyTitle: "Frank Range", people: ["Frank Range"],
+                                       text: text, interviewees: ["Frank Range"])
+        let answer = reply("What did Frank Range do for his master in the war?", [passage])
+        #expect(answer.contains("breast-works"), "\(answer)")
+    }
+
+    @Test func headingBlocksAndTranscribersNotesAreNotQuotedAsWhatThePersonRecalls() {
+        let text = """
+            PLANTATION LIFE AS VIEWED BY EX-SLAVE
+
+            GEORGIA BAKER, Age 87
+            369 Meigs Street
+            Athens, Georgia
+
+            [TR: This interview with Georgia Baker of Athens is also filed in the second volume.]
+
+            "I was born on de plantation of Marse Alec Stephens in Taliaferro County, Georgia."
+            """
+        let passage = GroundingPassage(number: 1, storyID: "baker", passageID: "p1", storyTitle: "Georgia Baker", people: ["Georgia Baker"],
+                                       places: ["Athens, Georgia"], text: text, interviewees: ["Georgia Baker"])
+        let answer = reply("Where was Georgia Baker born?", [passage])
+        #expect(answer.contains("Marse Alec Stephens"), "\(answer)")
+        for heading in ["PLANTATION LIFE", "Age 87", "Meigs Street", "[TR:"] {
+            #expect(!answer.contains(heading), "\(heading): \(answer)")
+        }
+        #expect(ExtractiveResponder.isHeadingBlock("Interview with \"Aunt\" Hannah Allen,\nFredericktown, Missouri."))
+        #expect(!ExtractiveResponder.isHeadingBlock("After the war the city decided West Oakland was a slum, and the freeway came through."))
+    }
+}
