@@ -277,6 +277,7 @@ public final class StoryArchive: Sendable {
         let snapshot = try snapshot()
         var admitted: [String: Bool] = [:]
         var results: [PassageResult] = []
+        let snippets = SnippetBuilder(analyzer: snapshot.index.analyzer)
         for (id, score) in pinned {
             guard let passage = snapshot.passages[id] else { continue }
             if admitted[passage.storyID] == nil {
@@ -284,7 +285,7 @@ public final class StoryArchive: Sendable {
             }
             guard admitted[passage.storyID] == true else { continue }
             results.append(PassageResult(passage: passage, storyTitle: snapshot.titles[passage.storyID] ?? passage.storyID, score: score,
-                                         snippet: SnippetBuilder(analyzer: snapshot.index.analyzer).snippet(of: passage.text, terms: []),
+                                         snippet: snippets.snippet(of: passage.text, terms: []),
                                          lexical: nil, dense: nil))
         }
         return SearchOutcome(results: results, spellingExpansions: [:])

@@ -20,7 +20,7 @@ struct TurnsCommand: ParsableCommand {
 
     func run() throws {
         if let flag, SafetyFlag.Kind(rawValue: flag) == nil {
-            throw ValidationError("--flag \(flag) is not a flag; use one of crisis, pii_masked, citation_dropped, citation_out_of_range, low_groundedness, copyright_review, output_moderation")
+            throw ValidationError("--flag \(flag) is not a flag; use one of \(SafetyFlag.kindNames)")
         }
         let start = try since.map { value -> Date in
             guard let date = try? Date(value, strategy: .iso8601) else { throw ValidationError("--since must be an ISO 8601 time such as 2026-11-01T00:00:00Z") }

@@ -94,7 +94,7 @@ public struct Chips: Sendable, Hashable, Codable {
 
 /// What a safety stage wants the client (or a coach) to know about this turn.
 public struct SafetyFlag: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         /// The message is about self-harm: the reply is the crisis template; a coaching UI should offer a coach.
         case crisis
         case piiMasked = "pii_masked"
@@ -109,6 +109,9 @@ public struct SafetyFlag: Sendable, Hashable, Codable {
         /// A sentence of the reply broke the content policy and was removed.
         case outputModeration = "output_moderation"
     }
+
+    /// The kinds' names, for messages: "crisis, pii_masked, ...".
+    public static var kindNames: String { Kind.allCases.map(\.rawValue).joined(separator: ", ") }
 
     public var kind: Kind
     /// What to show, in words.

@@ -191,6 +191,7 @@ struct TurnPipeline: Sendable {
         // The provider calls the regrouping in the task that reads the model's connection: a token
         // crosses no task boundary between the model's stream and the delta it ends up in.
         let gate = try outputGate(plan, sources: context.passages.map(\.text))
+        state.sharedKeys = gate?.shared
         // What the provider sends is recorded (a cassette) so that a replay can play it back.
         state.recording = RecordedReply(requestHash: request.fingerprint, provider: engine.provider.name)
         let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, gate: gate,
@@ -283,17 +284,12 @@ struct TurnPipeline: Sendable {
                 throw TurnStageFailure(code: "internal_error", message: "The PII scrubber could not start (PCRE2), so no reply is sent; install libpcre2 and restart.")
             }
             scrubber = tools
-            shared = Self.sharedKeys(plan, scrubber: tools)
+            // What the user wrote in this thread is theirs to see again.
+            shared = tools.sharedKeys(in: plan.userMessage.content)
+            for message in plan.history where message.role == .user { shared.formUnion(tools.sharedKeys(in: message.content)) }
         }
         return OutputGate(scrubber: scrubber, shared: shared, moderator: stages.contains(.moderation) ? engine.safety.local : nil,
                           sources: sources)
-    }
-
-    /// What the user wrote in this thread is theirs to see again: the keys of those values.
-    static func sharedKeys(_ plan: TurnPlan, scrubber: PIIScrubber) -> Set<String> {
-        var shared = scrubber.sharedKeys(in: plan.userMessage.content)
-        for message in plan.history where message.role == .user { shared.formUnion(scrubber.sharedKeys(in: message.content)) }
-        return shared
     }
 
     /// Stage 4: checks of the whole answer once it is complete: groundedness against the passages
@@ -347,8 +343,8 @@ struct TurnPipeline: Sendable {
     private func finish(_ state: inout TurnState, events: [TurnSnapshot.SentEvent]) {
         state.events = events
         // The recording is the model's raw text: what the gate masked is masked in it too.
-        if state.plan.template.safety.contains(.pii), let scrubber = engine.safety.scrubber {
-            state.recording = state.recording?.maskingPersonalData(with: scrubber, keeping: Self.sharedKeys(state.plan, scrubber: scrubber))
+        if state.plan.template.safety.contains(.pii), let shared = state.sharedKeys, let scrubber = engine.safety.scrubber {
+            state.recording = state.recording?.maskingPersonalData(with: scrubber, keeping: shared)
         }
         state.finished = Date()
         engine.checkpoints.close(messageID: state.plan.replyMessage.id)
@@ -456,12 +452,11 @@ final class DeltaRegrouping: Sendable {
 
     @Sendable func receive(_ event: ProviderEvent) {
         progress.withLock { progress in
+            progress.state.recording?.events.append(event)
             switch event {
             case .model(let model):
-                progress.state.recording?.events.append(.model(model))
                 progress.state.upstreamModel = model
             case .text(let piece):
-                progress.state.recording?.events.append(.text(piece))
                 if progress.state.firstToken == nil { progress.state.firstToken = Date().timeIntervalSince(progress.state.started) }
                 if progress.gate != nil {
                     guard let checked = progress.gate!.feed(piece) else { return }
@@ -473,8 +468,7 @@ final class DeltaRegrouping: Sendable {
                     flush(progress.state.text)
                     progress.lastFlush = Date()
                 }
-            case .finished(let reason, let usage):
-                progress.state.recording?.events.append(.finished(reason: reason, usage: usage))
+            case .finished(_, let usage):
                 progress.state.usage = usage
             }
         }
@@ -637,6 +631,8 @@ struct TurnState: Sendable {
     var indexVersion: String?
     /// The provider's reply as it arrived, with the request's fingerprint.
     var recording: RecordedReply?
+    /// The keys of the values the user shared, as the output gate kept them (nil: no gate ran).
+    var sharedKeys: Set<String>?
     /// The events sent to the client, once the turn has ended.
     var events: [TurnSnapshot.SentEvent] = []
 

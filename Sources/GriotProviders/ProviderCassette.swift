@@ -29,67 +29,48 @@ extension ChatRequest: Codable {
     }
 }
 
-/// One provider reply as it arrived, event by event, with the request it answered.
-public struct RecordedReply: Codable, Sendable, Hashable {
-    public enum Event: Codable, Sendable, Hashable {
-        case model(String)
-        case text(String)
-        case finished(reason: String?, usage: TokenUsage?)
+/// A provider event as stored in a recording: `{"type": "text", "text": "…"}`,
+/// `{"type": "model", "model": "…"}`, `{"type": "finished", "reason": …, "usage": …}`.
+extension ProviderEvent: Codable {
+    enum CodingKeys: String, CodingKey { case type, text, model, reason, usage }
 
-        public init(_ event: ProviderEvent) {
-            switch event {
-            case .model(let model): self = .model(model)
-            case .text(let text): self = .text(text)
-            case .finished(let reason, let usage): self = .finished(reason: reason, usage: usage)
-            }
-        }
-
-        enum CodingKeys: String, CodingKey { case type, text, model, reason, usage }
-
-        /// `{"type": "text", "text": "…"}`, `{"type": "model", "model": "…"}`, `{"type": "finished", "reason": …, "usage": …}`.
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            switch try container.decode(String.self, forKey: .type) {
-            case "text": self = .text(try container.decode(String.self, forKey: .text))
-            case "model": self = .model(try container.decode(String.self, forKey: .model))
-            case "finished": self = .finished(reason: try container.decodeIfPresent(String.self, forKey: .reason),
-                                              usage: try container.decodeIfPresent(TokenUsage.self, forKey: .usage))
-            case let other: throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown event type \(other)")
-            }
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            switch self {
-            case .text(let text):
-                try container.encode("text", forKey: .type)
-                try container.encode(text, forKey: .text)
-            case .model(let model):
-                try container.encode("model", forKey: .type)
-                try container.encode(model, forKey: .model)
-            case .finished(let reason, let usage):
-                try container.encode("finished", forKey: .type)
-                try container.encodeIfPresent(reason, forKey: .reason)
-                try container.encodeIfPresent(usage, forKey: .usage)
-            }
-        }
-
-        public var providerEvent: ProviderEvent {
-            switch self {
-            case .model(let model): .model(model)
-            case .text(let text): .text(text)
-            case .finished(let reason, let usage): .finished(reason: reason, usage: usage)
-            }
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(String.self, forKey: .type) {
+        case "text": self = .text(try container.decode(String.self, forKey: .text))
+        case "model": self = .model(try container.decode(String.self, forKey: .model))
+        case "finished": self = .finished(reason: try container.decodeIfPresent(String.self, forKey: .reason),
+                                          usage: try container.decodeIfPresent(TokenUsage.self, forKey: .usage))
+        case let other: throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unknown event type \(other)")
         }
     }
 
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .text(let text):
+            try container.encode("text", forKey: .type)
+            try container.encode(text, forKey: .text)
+        case .model(let model):
+            try container.encode("model", forKey: .type)
+            try container.encode(model, forKey: .model)
+        case .finished(let reason, let usage):
+            try container.encode("finished", forKey: .type)
+            try container.encodeIfPresent(reason, forKey: .reason)
+            try container.encodeIfPresent(usage, forKey: .usage)
+        }
+    }
+}
+
+/// One provider reply as it arrived, event by event, with the request it answered.
+public struct RecordedReply: Codable, Sendable, Hashable {
     public var requestHash: String
     public var provider: String
-    public var events: [Event]
+    public var events: [ProviderEvent]
     /// False when the reply was cut short (stopped, failed): such a recording is not played back.
     public var complete: Bool
 
-    public init(requestHash: String, provider: String, events: [Event] = [], complete: Bool = false) {
+    public init(requestHash: String, provider: String, events: [ProviderEvent] = [], complete: Bool = false) {
         self.requestHash = requestHash
         self.provider = provider
         self.events = events
@@ -145,7 +126,7 @@ public final class CassetteProvider: ChatProvider {
             counts.withLock { $0.played += 1 }
             for event in recording.events {
                 try Task.checkCancellation()
-                deliver(event.providerEvent)
+                deliver(event)
             }
             return
         }

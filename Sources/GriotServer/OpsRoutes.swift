@@ -50,7 +50,7 @@ struct OpsRoutes: Sendable {
         let query = QueryReader(request)
         var filter = TurnFilter(assistant: query.text("assistant"), flag: query.text("flag"), since: try query.date("since"), until: try query.date("until"))
         if let flag = filter.flag, SafetyFlag.Kind(rawValue: flag) == nil {
-            throw APIError.badRequest("invalid_flag", "flag must be one of crisis, pii_masked, citation_dropped, citation_out_of_range, low_groundedness, copyright_review, output_moderation.")
+            throw APIError.badRequest("invalid_flag", "flag must be one of \(SafetyFlag.kindNames).")
         }
         if let value = query.text("low_groundedness") {
             guard let flag = Bool(value) else { throw APIError.badRequest("invalid_low_groundedness", "low_groundedness must be true or false.") }
@@ -58,7 +58,7 @@ struct OpsRoutes: Sendable {
         }
         if let value = query.text("status") {
             guard let status = MessageStatus(rawValue: value) else {
-                throw APIError.badRequest("invalid_status", "status must be one of complete, stopped, failed, blocked, streaming, interrupted.")
+                throw APIError.badRequest("invalid_status", "status must be one of \(MessageStatus.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
             filter.status = status
         }

@@ -18,7 +18,7 @@ public struct ThreadRecord: Codable, Sendable, Hashable, FetchableRecord, Persis
 /// Where a message stands. A reply is written as `streaming` before the model is called and
 /// ends as complete, stopped (the user pressed stop), failed (the provider broke off) or
 /// interrupted (the service itself stopped while writing it).
-public enum MessageStatus: String, Codable, Sendable, Hashable, DatabaseValueConvertible {
+public enum MessageStatus: String, Codable, Sendable, Hashable, CaseIterable, DatabaseValueConvertible {
     case complete, streaming, stopped, failed, blocked, interrupted
 }
 

@@ -33,7 +33,7 @@ extension ChatStore {
     /// are left out. Flags and groundedness are read from the turns' snapshots.
     public func recentTurns(_ filter: TurnFilter) throws -> [TurnRecord] {
         try writer.read { db in
-            var request = TurnRecord.filter(sql: "NOT EXISTS (SELECT 1 FROM message WHERE message.id = turn.assistantMessageID AND message.deletedAt IS NOT NULL)")
+            var request = Self.turns(includingDeleted: false)
             if let assistant = filter.assistant { request = request.filter(Column("assistant") == assistant) }
             if let status = filter.status { request = request.filter(Column("status") == status.rawValue) }
             if let since = filter.since { request = request.filter(Column("startedAt") >= since) }

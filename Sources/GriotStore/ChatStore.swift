@@ -154,7 +154,7 @@ public final class ChatStore: Sendable {
         }
     }
 
-    private static func turns(includingDeleted: Bool) -> QueryInterfaceRequest<TurnRecord> {
+    static func turns(includingDeleted: Bool) -> QueryInterfaceRequest<TurnRecord> {
         if includingDeleted { return TurnRecord.all() }
         return TurnRecord.filter(sql: "NOT EXISTS (SELECT 1 FROM message WHERE message.id = turn.assistantMessageID AND message.deletedAt IS NOT NULL)")
     }
