@@ -102,6 +102,7 @@ public final class ChatEngine: Sendable {
     public func startTurn(_ request: TurnRequest) throws -> ChatTurn {
         let message = request.message.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !message.isEmpty else { throw ChatError(.invalid, "The message is empty; type a question or a command such as /summary.") }
+        if let reason = ChatStore.unstorableReason(message, what: "message") { throw ChatError(.invalid, reason) }
         guard message.count <= Self.maximumMessageCharacters else {
             throw ChatError(.invalid, "The message is \(message.count) characters long; the limit is \(Self.maximumMessageCharacters). Shorten it or split it into several messages.")
         }

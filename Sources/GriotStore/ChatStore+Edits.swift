@@ -15,6 +15,7 @@ extension ChatStore {
         guard !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ChatStoreError(.invalid, "A message needs some text; send the new text, or delete the message instead.")
         }
+        if let reason = Self.unstorableReason(content, what: "message") { throw ChatStoreError(.invalid, reason) }
         let context = AuditContext.current
         return try writer.write { db in
             guard var message = try MessageRecord.filter(key: id).filter(Column("deletedAt") == nil).fetchOne(db),

@@ -63,6 +63,7 @@ public final class ChatStore: Sendable {
     public func appendMessage(threadID: String, role: MessageRecord.Role, content: String, status: MessageStatus = .complete,
                               turnID: String? = nil, now: Date = Date(), moderation: String? = nil, audit: AuditContext? = nil,
                               inputMode: String? = nil) throws -> MessageRecord {
+        if let reason = Self.unstorableReason(content, what: "message") { throw ChatStoreError(.invalid, reason) }
         let context = audit ?? AuditContext.current
         return try writer.write { db in
             // Archived messages keep their places: a new message goes after them too.
