@@ -59,7 +59,7 @@ struct ArchiveOptions: ParsableArguments {
 
 enum Terminal {
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
+        StandardOutput.writeError(Data((message + "\n").utf8))
     }
 
     static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }

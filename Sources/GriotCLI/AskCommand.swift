@@ -84,10 +84,17 @@ struct AskCommand: AsyncParsableCommand {
 
         var status = "complete"
         var printer = AnswerPrinter(json: json)
+        var readerGone = false
         for await event in turn.events {
-            printer.print(event)
+            // A reader that went away (`| head`) stops the turn as Ctrl-C does; the rest is not printed.
+            if !readerGone, !printer.print(event) {
+                readerGone = true
+                turn.stop()
+            }
             if case .done(let summary) = event { status = summary.status.rawValue }
         }
+        // The reader took what it wanted; the answer so far is stored (marked stopped) and that is no error.
+        if readerGone { return }
         if status == "failed" { throw ExitCode(1) }
         if status == "blocked" { throw ExitCode(3) }
         if status == "stopped" { throw ExitCode(130) }
@@ -103,20 +110,20 @@ struct AnswerPrinter {
 
     init(json: Bool) { self.json = json }
 
-    mutating func print(_ event: TurnEvent) {
+    /// Prints one event; false when standard output's reader has gone away.
+    mutating func print(_ event: TurnEvent) -> Bool {
         if json {
             var line = Data("{\"event\":\"\(event.name)\",\"data\":".utf8)
             line.append(event.jsonData())
             line.append(Data("}\n".utf8))
-            FileHandle.standardOutput.write(line)
-            return
+            return StandardOutput.write(line)
         }
         switch event {
         case .meta(let meta):
             self.meta = meta
             Terminal.note("\(meta.assistant) v\(meta.promptVersion) (\(meta.promptHash.prefix(15))…) · \(meta.model) · thread \(meta.threadID)")
         case .delta(let text):
-            FileHandle.standardOutput.write(Data(text.utf8))
+            return StandardOutput.write(Data(text.utf8))
         case .citation(let citation):
             citations.append(citation)
         case .flag(let flag):
@@ -139,9 +146,10 @@ struct AnswerPrinter {
             if let ledger {
                 out += "\n" + Self.describe(ledger) + "\n"
             }
-            FileHandle.standardOutput.write(Data(out.utf8))
+            guard StandardOutput.write(Data(out.utf8)) else { return false }
             if let meta { Terminal.note("continue with: griot ask --thread \(meta.threadID) \"...\"") }
         }
+        return true
     }
 
     static func describe(_ ledger: TokenLedger) -> String {

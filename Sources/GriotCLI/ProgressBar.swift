@@ -18,11 +18,11 @@ final class ProgressBar: Sendable {
         let filled = width * done / total
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
         let line = "\r\(label) \(bar) \(done)/\(total) (\(100 * done / total)%)"
-        FileHandle.standardError.write(Data(line.utf8))
+        StandardOutput.writeError(Data(line.utf8))
         drawn.withLock { $0 = true }
     }
 
     func finish() {
-        if drawn.withLock({ $0 }) { FileHandle.standardError.write(Data("\n".utf8)) }
+        if drawn.withLock({ $0 }) { StandardOutput.writeError(Data("\n".utf8)) }
     }
 }
