@@ -59,7 +59,7 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // The archive: the store and the index kept in step (ingest, delete, search).
-        .target(name: "GriotArchive", dependencies: ["GriotStories", "GriotSearch", "GriotStore", "GriotText", "GriotEmbedding"]),
+        .target(name: "GriotArchive", dependencies: ["GriotStories", "GriotSearch", "GriotStore", "GriotText", "GriotEmbedding", "GriotProviders"]),
         // PCRE2 (8-bit), for the PII scrubber's JIT-compiled patterns.
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // The safety stages' scorers: moderation, PII, groundedness, copyright. They know text,

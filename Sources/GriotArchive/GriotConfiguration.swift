@@ -1,4 +1,5 @@
 import Foundation
+import GriotProviders
 import GriotSearch
 
 /// Every setting of Griot in one typed place. Defaults are written here once; a JSON file
@@ -11,6 +12,8 @@ import GriotSearch
 /// | BM25 k1, b | `GRIOT_BM25_K1`, `GRIOT_BM25_B` | `bm25.k1`, `bm25.b` | 1.2, 0.75 |
 /// | prompts folder | `GRIOT_PROMPTS` | `prompts` | the `prompts/` folder of the checkout |
 /// | model provider | `GRIOT_PROVIDER` | `provider` | `auto`: OpenAI-compatible when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set, else the offline `extractive` responder |
+/// | breaker: failures that open it, seconds it stays open | `GRIOT_BREAKER_FAILURES`, `GRIOT_BREAKER_OPEN_SECONDS` | `breaker.failure_threshold`, `breaker.open_seconds` | 3, 120 (`CircuitBreaker.Policy`) |
+/// | retries: attempts in all, first and longest wait | `GRIOT_RETRY_ATTEMPTS`, `GRIOT_RETRY_BASE_DELAY_SECONDS`, `GRIOT_RETRY_MAX_DELAY_SECONDS` | `retry.attempts`, `retry.base_delay_seconds`, `retry.max_delay_seconds` | 3, 0.5, 8 (`RetryPolicy`) |
 ///
 /// ```swift
 /// let configuration = try GriotConfiguration.load(file: nil)
@@ -23,6 +26,11 @@ public struct GriotConfiguration: Sendable {
     public var bm25 = BM25Configuration()
     public var promptsPath: String?
     public var provider = ProviderChoice.auto
+    /// When the model provider's circuit breaker opens and for how long; the defaults are the
+    /// policy's own, so they are written down once, in `CircuitBreaker.Policy`.
+    public var breaker = CircuitBreaker.Policy()
+    /// How often and after how long a failed provider call is tried again (defaults in `RetryPolicy`).
+    public var retry = RetryPolicy()
 
     /// Which model answers: `extractive` (offline, no model), `openai` (any OpenAI-compatible
     /// chat-completions server, configured by the `OPENAI_*` variables), or `auto`.
@@ -45,6 +53,11 @@ public struct GriotConfiguration: Sendable {
         if let name = environment["GRIOT_PROVIDER"], !name.isEmpty { configuration.provider = try provider(name, "GRIOT_PROVIDER") }
         if let value = environment["GRIOT_BM25_K1"] { configuration.bm25.k1 = try number(value, "GRIOT_BM25_K1") }
         if let value = environment["GRIOT_BM25_B"] { configuration.bm25.b = try number(value, "GRIOT_BM25_B") }
+        if let value = environment["GRIOT_BREAKER_FAILURES"] { configuration.breaker.failureThreshold = try whole(value, "GRIOT_BREAKER_FAILURES", example: "3") }
+        if let value = environment["GRIOT_BREAKER_OPEN_SECONDS"] { configuration.breaker.openSeconds = try seconds(value, "GRIOT_BREAKER_OPEN_SECONDS", example: "120") }
+        if let value = environment["GRIOT_RETRY_ATTEMPTS"] { configuration.retry.maximumAttempts = try whole(value, "GRIOT_RETRY_ATTEMPTS", example: "3") }
+        if let value = environment["GRIOT_RETRY_BASE_DELAY_SECONDS"] { configuration.retry.baseDelay = try seconds(value, "GRIOT_RETRY_BASE_DELAY_SECONDS", example: "0.5") }
+        if let value = environment["GRIOT_RETRY_MAX_DELAY_SECONDS"] { configuration.retry.maximumDelay = try seconds(value, "GRIOT_RETRY_MAX_DELAY_SECONDS", example: "8") }
         try configuration.check()
         return configuration
     }
@@ -56,6 +69,18 @@ public struct GriotConfiguration: Sendable {
         }
         guard bm25.b >= 0, bm25.b <= 1 else {
             throw ConfigurationError("BM25 b = \(bm25.b) is outside 0...1; use e.g. 0.75 (GRIOT_BM25_B or bm25.b), or leave it unset")
+        }
+        guard (1...100).contains(breaker.failureThreshold) else {
+            throw ConfigurationError("the breaker's failure threshold \(breaker.failureThreshold) is outside 1...100; use e.g. 3 (GRIOT_BREAKER_FAILURES or breaker.failure_threshold)")
+        }
+        guard breaker.openSeconds > 0, breaker.openSeconds <= 86_400 else {
+            throw ConfigurationError("the breaker's open period \(breaker.openSeconds) s is outside (0, 86400]; use e.g. 120 (GRIOT_BREAKER_OPEN_SECONDS or breaker.open_seconds)")
+        }
+        guard (1...10).contains(retry.maximumAttempts) else {
+            throw ConfigurationError("\(retry.maximumAttempts) attempts is outside 1...10; use e.g. 3, or 1 for no retries (GRIOT_RETRY_ATTEMPTS or retry.attempts)")
+        }
+        guard retry.baseDelay >= 0, retry.maximumDelay <= 300, retry.baseDelay <= retry.maximumDelay else {
+            throw ConfigurationError("the retry waits (first \(retry.baseDelay) s, longest \(retry.maximumDelay) s) must satisfy 0 <= first <= longest <= 300; use e.g. 0.5 and 8 (GRIOT_RETRY_BASE_DELAY_SECONDS, GRIOT_RETRY_MAX_DELAY_SECONDS)")
         }
     }
 
@@ -77,12 +102,31 @@ public struct GriotConfiguration: Sendable {
             if let k1 = bm25Settings["k1"] as? Double { bm25.k1 = Float(k1) }
             if let b = bm25Settings["b"] as? Double { bm25.b = Float(b) }
         }
+        if let settings = object["breaker"] as? [String: Any] {
+            if let value = settings["failure_threshold"] as? Int { breaker.failureThreshold = value }
+            if let value = settings["open_seconds"] as? Double { breaker.openSeconds = value }
+        }
+        if let settings = object["retry"] as? [String: Any] {
+            if let value = settings["attempts"] as? Int { retry.maximumAttempts = value }
+            if let value = settings["base_delay_seconds"] as? Double { retry.baseDelay = value }
+            if let value = settings["max_delay_seconds"] as? Double { retry.maximumDelay = value }
+        }
     }
 
     static func number(_ text: String, _ name: String) throws -> Float {
         guard let value = Float(text) else {
             throw ConfigurationError("\(name)=\(text) is not a number; set e.g. \(name)=\(name.hasSuffix("B") ? "0.75" : "1.2") or unset it")
         }
+        return value
+    }
+
+    static func whole(_ text: String, _ name: String, example: String) throws -> Int {
+        guard let value = Int(text) else { throw ConfigurationError("\(name)=\(text) is not a whole number; set e.g. \(name)=\(example) or unset it") }
+        return value
+    }
+
+    static func seconds(_ text: String, _ name: String, example: String) throws -> Double {
+        guard let value = Double(text), value.isFinite else { throw ConfigurationError("\(name)=\(text) is not a number of seconds; set e.g. \(name)=\(example) or unset it") }
         return value
     }
 

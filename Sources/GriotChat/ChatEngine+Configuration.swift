@@ -16,16 +16,17 @@ extension ChatEngine {
             throw ConfigurationError("the prompts folder (prompts/ of the checkout) was not found; run griot from the checkout or set GRIOT_PROMPTS")
         }
         let prompts = try PromptRegistry.load(folder: URL(fileURLWithPath: promptsPath))
-        let breakers = CircuitBreakerRegistry()
-        let provider = try await makeProvider(configuration.provider, environment: environment, breakers: breakers)
+        let breakers = CircuitBreakerRegistry(policy: configuration.breaker)
+        let provider = try await makeProvider(configuration.provider, environment: environment, breakers: breakers, retry: configuration.retry)
         return ChatEngine(archive: archive, chats: try chats ?? ChatStore(writer: archive.store.writer), prompts: prompts,
                           provider: provider, counters: .bytePair, breakers: breakers,
                           safety: .standard(embedder: archive.embedder, environment: environment))
     }
 
-    /// `auto` picks the OpenAI-compatible provider when a key or a base URL is configured.
+    /// `auto` picks the OpenAI-compatible provider when a key or a base URL is configured; a
+    /// remote provider gets the registry's breaker (its policy) and `retry`.
     public static func makeProvider(_ choice: GriotConfiguration.ProviderChoice, environment: [String: String],
-                             breakers: CircuitBreakerRegistry) async throws -> any ChatProvider {
+                             breakers: CircuitBreakerRegistry, retry: RetryPolicy = RetryPolicy()) async throws -> any ChatProvider {
         let wantsRemote: Bool
         switch choice {
         case .extractive: wantsRemote = false
@@ -37,6 +38,6 @@ extension ChatEngine {
         guard wantsRemote else { return ExtractiveResponder() }
         // Retries before the first token and a circuit breaker per provider, around every remote call.
         let upstream = OpenAICompatibleProvider(configuration: try OpenAICompatibleConfiguration(environment: environment))
-        return await ResilientProvider(wrapping: upstream, registry: breakers)
+        return await ResilientProvider(wrapping: upstream, registry: breakers, retryPolicy: retry)
     }
 }
