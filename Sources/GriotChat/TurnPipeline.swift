@@ -79,7 +79,9 @@ struct TurnPipeline: Sendable {
         let done = TurnEvent.done(TurnSummary(
             turnID: plan.turnID, messageID: plan.replyMessage.id, status: state.status, text: state.text, citations: state.citations,
             flags: state.flags, groundedness: state.groundedness?.answer, verdicts: state.verdicts.map(\.verdict),
-            moderationCategory: state.moderation.map { $0.needsCrisisResponse && !$0.blocks ? ModerationCategory.selfHarm.rawValue : $0.topCategory.rawValue },
+            // No category when nothing scored: a top category at 0 is only the first in the list.
+            moderationCategory: state.moderation.flatMap { $0.needsCrisisResponse && !$0.blocks ? ModerationCategory.selfHarm.rawValue
+                : $0.score($0.topCategory) > 0 ? $0.topCategory.rawValue : nil },
             model: state.model, elapsedSeconds: Date().timeIntervalSince(state.started), firstTokenSeconds: state.firstToken))
         emit.record(done)
         finish(&state, events: emit.sent)
