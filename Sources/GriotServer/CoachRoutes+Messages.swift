@@ -36,12 +36,7 @@ extension CoachRoutes {
                            "Send If-Match with the message's ETag (from its etag field or ETag header) so an edit never overwrites a newer one.",
                            details: ["current_etag": message.etag])
         }
-        let body: EditBody
-        do {
-            body = try await request.decode(as: EditBody.self, context: context)
-        } catch {
-            throw APIError.badRequest("invalid_body", "The body must be JSON: {\"content\": \"…\"}.")
-        }
+        let body = try await request.decodeJSON(as: EditBody.self, context: context, shape: #"{"content": "…"}"#)
         guard let content = body.content else { throw APIError.badRequest("missing_content", "Send the new text in \"content\".") }
         let edited = try APIError.mapping { try engine.chats.editMessage(id: message.id, content: content, ifMatch: ifMatch, by: caller.userID) }
         var response = try MessageItem(edited).response(from: request, context: context)
@@ -68,7 +63,7 @@ extension CoachRoutes {
         guard format == "json" || format == "pdf" else {
             throw APIError.badRequest("invalid_format", "format must be json or pdf.")
         }
-        let id = try context.parameters.require("id")
+        let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "thread_id")
         let visible: Bool
         let thread = try engine.chats.thread(id: id)
         if let thread, thread.assistant == Self.assistant {

@@ -49,8 +49,8 @@ struct CoachRoutes: Sendable {
 
     @Sendable func openThread(_ request: Request, context: GriotRequestContext) async throws -> ThreadReply {
         let caller = try context.requireCaller()
-        let body = try? await request.decode(as: ThreadBody.self, context: context)
-        guard let courseID = body?.courseID, !courseID.isEmpty else {
+        let body = try await request.decodeJSON(as: ThreadBody.self, context: context, shape: #"{"course_id": "…"}"#)
+        guard let courseID = body.courseID, !courseID.isEmpty else {
             throw APIError.badRequest("missing_course", "Send {\"course_id\": \"…\"}: a coaching thread belongs to one course.")
         }
         try Self.checkCourse(courseID, for: caller)
@@ -61,7 +61,7 @@ struct CoachRoutes: Sendable {
     /// The caller's own coaching thread, or 404.
     func ownThread(_ context: GriotRequestContext) throws -> ThreadRecord {
         let caller = try context.requireCaller()
-        let id = try context.parameters.require("id")
+        let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "thread_id")
         guard let thread = try engine.chats.thread(id: id), thread.userID == caller.userID, thread.assistant == Self.assistant else {
             throw APIError.notFound("thread_not_found", "There is no coaching thread \(id) for you; POST /api/coach/threads with your course_id.")
         }
@@ -137,12 +137,7 @@ struct CoachRoutes: Sendable {
         let caller = try context.requireCaller()
         let thread = try ownThread(context)
         return try await EventStreamResponse.start(request, context: context, turns: turns, observer: observer) { request in
-            let body: SendBody
-            do {
-                body = try await request.decode(as: SendBody.self, context: context)
-            } catch {
-                throw APIError.badRequest("invalid_body", "The body must be JSON: {\"content\": \"…\"}.")
-            }
+            let body = try await request.decodeJSON(as: SendBody.self, context: context, shape: #"{"content": "…"}"#)
             guard let content = body.content, !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw APIError.badRequest("empty_message", "The message is empty; send it in \"content\".")
             }
@@ -195,12 +190,7 @@ struct CoachRoutes: Sendable {
         }
         let id = try context.parameters.require("id")
         try Self.checkCourse(id, for: caller)
-        let body: InstructionsBody
-        do {
-            body = try await request.decode(as: InstructionsBody.self, context: context)
-        } catch {
-            throw APIError.badRequest("invalid_body", "The body must be JSON: {\"instructions\": \"…\", \"title\": \"…\"}.")
-        }
+        let body = try await request.decodeJSON(as: InstructionsBody.self, context: context, shape: #"{"instructions": "…", "title": "…"}"#)
         guard let instructions = body.instructions else {
             throw APIError.badRequest("missing_instructions", "Send the instructions in \"instructions\" (an empty string clears them).")
         }

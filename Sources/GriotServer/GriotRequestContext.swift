@@ -14,11 +14,21 @@ public struct GriotRequestContext: RequestContext {
     public var remoteAddress: SocketAddress?
     /// Closes when the client hangs up; a stream watches it to stop writing.
     public var connectionClosed: EventLoopFuture<Void>
+    /// The request's connection, so that a stream can have it closed once its response ends.
+    let channel: any Channel
 
     public init(source: Source) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
         connectionClosed = source.channel.closeFuture
+        channel = source.channel
+    }
+
+    /// Has the server close this connection as soon as the response being written has ended, as
+    /// its `Connection: close` header says. Hummingbird closes a connection only when the request
+    /// asked for it; this is the same signal it uses to close connections gracefully at shutdown.
+    func closeConnectionAfterResponse() {
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
     }
 
     /// The caller on a route that requires one (the middleware guarantees it is set there).

@@ -82,16 +82,13 @@ struct GriotRoutes: Sendable {
     /// Checks the body and starts the turn; the user's message is stored before this returns.
     private func startTurn(_ request: inout Request, context: GriotRequestContext) async throws -> ChatTurn {
         let caller = try context.requireCaller()
-        let body: ChatBody
-        do {
-            body = try await request.decode(as: ChatBody.self, context: context)
-        } catch {
-            throw APIError.badRequest("invalid_body", "The body must be JSON: {\"session_id\": \"…\", \"message\": \"…\"}.")
-        }
+        let body = try await request.decodeJSON(as: ChatBody.self, context: context, shape: #"{"session_id": "…", "message": "…"}"#)
         guard let message = body.message, !message.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw APIError.badRequest("empty_message", "The message is empty; send the question in \"message\".")
         }
-        var threadID = body.sessionID.flatMap { $0.isEmpty ? nil : $0 }
+        // Checked before a client-named session is made, so a refused message leaves nothing behind.
+        if let reason = ChatStore.unstorableReason(message, what: "message") { throw APIError.badRequest("invalid_message", reason) }
+        var threadID = try body.sessionID.flatMap { $0.isEmpty ? nil : try ClientIdentifier.check($0, field: "session_id") }
         if let id = threadID, try engine.chats.thread(id: id) == nil {
             // A client may name a new session itself; an id already used (by anyone) is not reused.
             guard try !engine.chats.threadExists(id: id) else {
@@ -135,7 +132,10 @@ struct GriotRoutes: Sendable {
             case "message_blocked": .unprocessableContent
             default: .badGateway
             }
-            throw APIError(status, code: failure.code, failure.message, details: ["session_id": turn.threadID, "message_id": turn.replyMessageID])
+            var headers = HTTPFields()
+            if failure.code == "ai_unavailable" { headers[.retryAfter] = String(await engine.breakers.retryAfterSeconds()) }
+            throw APIError(status, code: failure.code, failure.message, details: ["session_id": turn.threadID, "message_id": turn.replyMessageID],
+                           headers: headers)
         }
         return ChatReply(messageID: summary.messageID, content: summary.text, citations: summary.citations.map(CitationBody.init),
                          sessionID: turn.threadID, model: summary.model, status: summary.status.rawValue,
@@ -190,7 +190,7 @@ struct GriotRoutes: Sendable {
     /// The caller's own session, or 404 (another user's session is never revealed).
     private func ownSession(_ context: GriotRequestContext) throws -> ThreadRecord {
         let caller = try context.requireCaller()
-        let id = try context.parameters.require("id")
+        let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "session_id")
         guard let thread = try engine.chats.thread(id: id), thread.userID == caller.userID, thread.assistant == Self.assistant else {
             throw APIError.notFound("session_not_found", "There is no session \(id) for you.")
         }

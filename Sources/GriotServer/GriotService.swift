@@ -3,6 +3,7 @@ import GriotStore
 import GriotAuth
 import GriotChat
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
@@ -55,8 +56,14 @@ public struct GriotService: Sendable {
     public func application(host: String, port: Int, interruptedAfter: Double = 90, logger: Logger? = nil) -> some ApplicationProtocol {
         let logger = logger ?? Self.defaultLogger
         let jobs = MaintenanceService(chats: engine.chats, interruptedAfter: interruptedAfter, logger: logger)
-        return Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "griot"),
+        return Application(router: router(), server: Self.server, configuration: .init(address: .hostname(host, port: port), serverName: "griot"),
                            services: [jobs], logger: logger)
+    }
+
+    /// HTTP/1.1 with a body that says what to do when a request cannot be parsed (headers or URL
+    /// over 80 KB get 431), instead of an empty 400.
+    public static var server: HTTPServerBuilder {
+        .http1(configuration: .init(additionalChannelHandlers: [MalformedRequestResponder()]))
     }
 
     /// Serves until SIGTERM or SIGINT, then shuts down gracefully: new chats get 503, running

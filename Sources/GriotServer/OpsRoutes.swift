@@ -95,12 +95,8 @@ struct OpsRoutes: Sendable {
     /// Replays a turn or a thread (`id`) and returns both snapshots and the diff per turn.
     @Sendable func replay(_ request: Request, context: GriotRequestContext) async throws -> ReplayReply {
         try requireOperator(context)
-        let body: ReplayBody
-        do {
-            body = try await request.decode(as: ReplayBody.self, context: context)
-        } catch {
-            throw APIError.badRequest("invalid_body", "The body must be JSON: {\"id\": \"<turn or thread id>\", \"prompt_version\": \"2\", \"index\": \"snapshot\"}.")
-        }
+        let body = try await request.decodeJSON(as: ReplayBody.self, context: context,
+                                                shape: #"{"id": "<turn or thread id>", "prompt_version": "2", "index": "snapshot"}"#)
         guard let id = body.id, !id.isEmpty else { throw APIError.badRequest("missing_id", "Name the turn or thread to replay in \"id\".") }
         var options = ReplayOptions(promptVersion: body.promptVersion.flatMap { $0.isEmpty ? nil : $0 },
                                     model: body.model.flatMap { $0.isEmpty ? nil : $0 }, cassette: body.cassette ?? false)

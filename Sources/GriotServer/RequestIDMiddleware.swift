@@ -25,6 +25,9 @@ struct RequestIDMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch let error as APIError {
             response = try error.response(from: request, context: context)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            // NIO's too-many-bytes error from collecting a body over the limit, in our shape with the limit in words.
+            response = try APIError.bodyTooLarge(limit: context.maxUploadSize).response(from: request, context: context)
         } catch let error as HTTPError {
             // Hummingbird's own errors (no such route, body too large) in our shape.
             let code = error.status == .notFound ? "not_found" : (error.status == .contentTooLarge ? "body_too_large" : "http_\(error.status.code)")

@@ -76,8 +76,11 @@ struct TurnEventStream: Sendable {
     }
 
     /// The turn and event number of a `Last-Event-ID` header ("<turn id>:<n>").
+    /// Nil when it is not of that form (an empty turn id, a number that is not a whole number from 0).
     static func resumePoint(_ header: String?) -> (turnID: String, after: Int)? {
-        guard let header, let colon = header.lastIndex(of: ":"), let number = Int(header[header.index(after: colon)...]) else { return nil }
-        return (String(header[..<colon]), number)
+        guard let header, let colon = header.lastIndex(of: ":"), let number = Int(header[header.index(after: colon)...]), number >= 0 else { return nil }
+        let turnID = String(header[..<colon])
+        guard !turnID.isEmpty, turnID.count <= 200 else { return nil }
+        return (turnID, number)
     }
 }

@@ -68,6 +68,9 @@ import Yams
             matching[.ifMatch] = etag
             var stale = maya
             stale[.ifMatch] = "\"m-\(messageID)-v99\""
+            // An id no client may name (longer than 128 characters), and a body over the 8 MB limit.
+            let badID = String(repeating: "x", count: 129)
+            let huge = ByteBuffer(repeating: UInt8(ascii: " "), count: 9 * 1024 * 1024)
 
             let cases: [Case] = [
                 Case(method: .GET, path: "/api/ops/turns?assistant=griot&limit=5", operation: "GET /api/ops/turns", status: 200, headers: ops),
@@ -104,6 +107,8 @@ import Yams
                 Case(method: .GET, path: "/api/griot/sessions/\(session)", operation: "GET /api/griot/sessions/{id}", status: 404, headers: stranger),
                 Case(method: .DELETE, path: "/api/griot/sessions/\(session)", operation: "DELETE /api/griot/sessions/{id}", status: 401, headers: anonymous),
                 Case(method: .DELETE, path: "/api/griot/sessions/\(session)", operation: "DELETE /api/griot/sessions/{id}", status: 404, headers: stranger),
+                Case(method: .GET, path: "/api/griot/sessions/\(badID)", operation: "GET /api/griot/sessions/{id}", status: 400, headers: maya),
+                Case(method: .DELETE, path: "/api/griot/sessions/\(badID)", operation: "DELETE /api/griot/sessions/{id}", status: 400, headers: maya),
                 Case(method: .DELETE, path: "/api/griot/sessions/\(session)", operation: "DELETE /api/griot/sessions/{id}", status: 204, headers: maya),
 
                 Case(method: .POST, path: "/api/stories", operation: "POST /api/stories", status: 201, headers: admin, body: storyBody),
@@ -137,6 +142,7 @@ import Yams
                 Case(method: .POST, path: "/api/coach/threads/\(thread)/stop", operation: "POST /api/coach/threads/{id}/stop", status: 200, headers: maya),
                 Case(method: .POST, path: "/api/coach/threads/\(thread)/stop", operation: "POST /api/coach/threads/{id}/stop", status: 401, headers: anonymous),
                 Case(method: .POST, path: "/api/coach/threads/\(thread)/stop", operation: "POST /api/coach/threads/{id}/stop", status: 404, headers: stranger),
+                Case(method: .POST, path: "/api/coach/threads/\(badID)/stop", operation: "POST /api/coach/threads/{id}/stop", status: 400, headers: maya),
                 Case(method: .PUT, path: "/api/coach/courses/course-7/instructions", operation: "PUT /api/coach/courses/{id}/instructions", status: 200, headers: coach, body: body(["instructions": "Be brief."])),
                 Case(method: .PUT, path: "/api/coach/courses/course-7/instructions", operation: "PUT /api/coach/courses/{id}/instructions", status: 400, headers: coach, body: body(["title": "no instructions"])),
                 Case(method: .PUT, path: "/api/coach/courses/course-7/instructions", operation: "PUT /api/coach/courses/{id}/instructions", status: 401, headers: anonymous, body: body(["instructions": "x"])),
@@ -146,6 +152,15 @@ import Yams
                 Case(method: .GET, path: "/api/coach/threads/\(thread)/export", operation: "GET /api/coach/threads/{id}/export", status: 401, headers: anonymous),
                 Case(method: .GET, path: "/api/coach/threads/\(thread)/export", operation: "GET /api/coach/threads/{id}/export", status: 403, headers: maya),
                 Case(method: .GET, path: "/api/coach/threads/nope/export", operation: "GET /api/coach/threads/{id}/export", status: 404, headers: coach),
+                // 413: a body over 8 MB on every route that reads one.
+                Case(method: .POST, path: "/api/griot/chat", operation: "POST /api/griot/chat", status: 413, headers: maya, body: huge),
+                Case(method: .POST, path: "/api/griot/chat/stream", operation: "POST /api/griot/chat/stream", status: 413, headers: maya, body: huge),
+                Case(method: .POST, path: "/api/stories", operation: "POST /api/stories", status: 413, headers: admin, body: huge),
+                Case(method: .POST, path: "/api/coach/threads", operation: "POST /api/coach/threads", status: 413, headers: maya, body: huge),
+                Case(method: .POST, path: "/api/coach/threads/\(thread)/messages", operation: "POST /api/coach/threads/{id}/messages", status: 413, headers: maya, body: huge),
+                Case(method: .PUT, path: "/api/coach/courses/course-7/instructions", operation: "PUT /api/coach/courses/{id}/instructions", status: 413, headers: coach, body: huge),
+                Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 413, headers: matching, body: huge),
+                Case(method: .POST, path: "/api/ops/replay", operation: "POST /api/ops/replay", status: 413, headers: ops, body: huge),
                 Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 428, headers: maya, body: body(["content": "Hello, coach"])),
                 Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 409, headers: stale, body: body(["content": "Hello, coach"])),
                 Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 400, headers: matching, body: body(["content": " "])),
@@ -185,6 +200,8 @@ import Yams
                                                (.GET, "/readyz", "GET /readyz")] {
                 let response = try await live(client, method, path, headers: admin, body: body(["message": "hi", "content": "hi"]))
                 #expect(response.status == 503, "\(operation)")
+                // A chat turned away says when to come back (readiness is for the load balancer).
+                #expect(operation == "GET /readyz" || response.headers["retry-after"] != nil, "\(operation)")
                 covered[operation, default: []].insert(503)
             }
             return covered

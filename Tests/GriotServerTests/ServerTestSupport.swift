@@ -38,6 +38,12 @@ struct TestService {
         service = try GriotService(engine: engine, verifier: verifier, turns: TurnRegistry(grace: grace), limits: limits)
     }
 
+    /// A service over an engine made elsewhere (e.g. `ChatEngine.open` from a configuration).
+    init(engine: ChatEngine, grace: Double = 10) async throws {
+        verifier = try await TokenVerifier.make(AuthConfiguration(environment: ["GRIOT_AUTH_MODE": "development"]))
+        service = try GriotService(engine: engine, verifier: verifier, turns: TurnRegistry(grace: grace))
+    }
+
     var engine: ChatEngine { service.engine }
 
     func token(_ userID: String, role: CallerRole = .client, families: [String] = []) async throws -> String {
@@ -49,7 +55,7 @@ struct TestService {
     }
 
     func test<Value>(_ setup: TestingSetup = .router, _ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
-        try await Application(router: service.router()).test(setup, body)
+        try await Application(router: service.router(), server: GriotService.server).test(setup, body)
     }
 }
 
