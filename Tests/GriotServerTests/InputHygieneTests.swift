@@ -45,6 +45,17 @@ import Testing
             #expect(coached.status == 400 && error(coached)["code"] as? String == "invalid_message", "\(coached.text)")
             let page = try await live(client, .GET, "/api/coach/threads/\(thread)/messages", headers: headers)
             #expect((object(page.text)["messages"] as? [Any])?.isEmpty == true)
+
+            _ = try await live(client, .POST, "/api/coach/threads/\(thread)/messages", headers: headers, body: body(["content": "Hello coach"]))
+            let sentPage = try await live(client, .GET, "/api/coach/threads/\(thread)/messages", headers: headers)
+            let mine = try #require((object(sentPage.text)["messages"] as? [[String: Any]])?.first { $0["role"] as? String == "user" })
+            var editing = headers
+            editing[.ifMatch] = try #require(mine["etag"] as? String)
+            let edited = try await live(client, .PATCH, "/api/coach/messages/\(try #require(mine["id"] as? String))", headers: editing,
+                                        body: body(["content": "Hello\u{0} coach"]))
+            #expect(edited.status == 400 && (error(edited)["message"] as? String)?.contains("NUL character") == true, "\(edited.text)")
+            let after = try await live(client, .GET, "/api/coach/threads/\(thread)/messages", headers: headers)
+            #expect((object(after.text)["messages"] as? [[String: Any]])?.first { $0["role"] as? String == "user" }?["content"] as? String == "Hello coach")
         }
     }
 
