@@ -16,7 +16,9 @@ struct AskCommand: AsyncParsableCommand {
             OPENAI_BASE_URL the offline extractive responder answers (model griot-extractive-1). \
             Ctrl-C stops the answer; what was written so far is stored marked stopped. The \
             assistant's safety stages run as in the service: a message that breaks the content \
-            policy is refused (exit status 3) before any model sees it.
+            policy is refused (exit status 3) before any model sees it. When the reader of the \
+            output goes away (griot ask --json ... | head -1), the answer is stopped and stored \
+            marked stopped, and griot exits 0 without a message.
             """)
 
     @Argument(help: "The question, or a command: /quiz, /summary, /resources.")
