@@ -81,7 +81,9 @@ public enum GroundedClaim {
             if !group.contains(where: nearby.contains) { missing.append(word) }
         }
         var contradicts = false
-        if quoted == nil, let best, best.score > 0 {
+        // Only a sentence that says something (three content words or more) can say its opposite:
+        // "Answer: Catholic" under a quiz line does not negate "she didn't want …".
+        if quoted == nil, claimTerms.count >= 3, let best, best.score > 0 {
             // As many negations as the closest sentence: one taken out or put in turns it around.
             contradicts = Self.negations(in: framing) != Self.negations(in: sentences[best.index])
         }
@@ -109,14 +111,16 @@ public enum GroundedClaim {
 
     /// The sentence's first word when it reads as a name or place ("Clarksdale was their
     /// Rampart Street"), which `GroundedFacts` leaves out since every sentence starts with a
-    /// capital: a capitalised word that is not a function word, a title or kin word, a month, or
-    /// shaped like an adverb or participle ("Later", "Growing").
+    /// capital: a capitalised word that is not a function word, a title or kin word, a month, a
+    /// label before a colon, or shaped like an adverb or participle ("Later", "Growing").
     static func leadingName(of text: String) -> (text: String, key: String)? {
         let scalars = Array(text.unicodeScalars)
         guard let span = WordTokenizer.spans(in: scalars).first,
               scalars[span.start].properties.isUppercase else { return nil }
         let word = String(String.UnicodeScalarView(scalars[span.start..<span.end]))
         guard word.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic }), word.count >= 3 else { return nil }
+        // A label ("Answer: cotton", "Note: …") names nothing.
+        if span.end < scalars.count, scalars[span.end] == ":" { return nil }
         let key = TermNormalizer.normalize(scalars[span.start..<span.end])
         if StopWords.english.contains(key) || Self.notNames.contains(key) || Self.kinship[key] != nil { return nil }
         if key.hasSuffix("ly") || key.hasSuffix("ing") || key.hasSuffix("ed") { return nil }
