@@ -12,7 +12,10 @@ import GriotText
 ///
 /// ```swift
 /// let finder = CitationFinder(sources: sources)
-/// for marker in finder.markers(in: reply) { if case .verified(let citation) = finder.check(number: marker.number, claim: finder.claim(before: marker.open, in: reply)) { … } }
+/// for marker in finder.markers(in: reply) {
+///     let claim = String(reply[CitationFinder.claimRange(before: marker.open, in: reply)])
+///     if case .verified(let citation) = finder.check(number: marker.number, claim: claim) { … }
+/// }
 /// ```
 struct CitationFinder: Sendable {
     /// A numbered passage as the model saw it, with what is needed to open it.
@@ -76,7 +79,7 @@ struct CitationFinder: Sendable {
         case unquotable(number: Int)
     }
 
-    /// Checks the sentence `claim` (the text a marker ends, from `claim(before:in:)`) against
+    /// Checks the sentence `claim` (the text a marker ends, from `claimRange(before:in:)`) against
     /// passage `number`. A quote the claim gives (12 characters or more, and not the story's
     /// title) must be in the passage: the citation quotes it. Otherwise the claim must be
     /// supported by the passage, and the citation quotes the passage's sentence that supports it best.
@@ -148,11 +151,6 @@ struct CitationFinder: Sendable {
         }
         while start < end, text[start] == " " { start = text.index(after: start) }
         return start..<end
-    }
-
-    /// The text of the sentence a marker cites (see `claimRange`).
-    static func claim(before marker: String.Index, in text: String) -> String {
-        String(text[claimRange(before: marker, in: text)]).trimmingCharacters(in: .whitespaces)
     }
 
     /// The last “…” or "…" quotation in a claim.

@@ -17,9 +17,11 @@ import Synchronization
 ///    (these two run on the engine's `PreparationLane`, so that a burst of new chats does not hold
 ///    up the replies already streaming)
 /// 3. `generate`: the provider's stream, held to whole sentences by the `OutputGate` (output
-///    moderation, PII scrubbing) when those stages are on, regrouped into deltas of about 20
-///    tokens (the first text at once), with citations whose quotes are checked against their passages
-/// 4. `review`: groundedness of the whole answer and copyright similarity, as flags
+///    moderation, PII scrubbing) when those stages are on, each cited sentence checked against
+///    the passage it cites before it is sent (`CitationFinder`), regrouped into deltas of about
+///    20 tokens (the first text at once), with citations whose quotes are masked like the reply
+/// 4. `review`: groundedness of the whole answer (as the model wrote it, before masking) and
+///    copyright similarity, as flags
 /// 5. `finish`: the reply, its turn snapshot and the stages' verdicts stored, with how it ended
 ///    (complete, stopped, failed, blocked)
 ///
