@@ -120,6 +120,24 @@ import Testing
         }
     }
 
+    /// A value the user wrote in the thread is theirs to see again, in the reply and in the quote.
+    @Test func aNumberTheAskerSharedStaysInTheReplyAndTheQuote() async throws {
+        let reply = ["Yes, you can call her at (937) 555-0148 any evening [1]."]
+        try await StubChatServer.with({ _ in .stream(reply, model: "stub-model") }) { stub in
+            let service = try await TestService(provider: try RemoteProviderForTests.make(stub.baseURL), archive: Self.archive)
+            let headers = try await service.headers("u-ben", families: ["fam-okafor"])
+            try await service.test(.live) { client in
+                let stream = try await live(client, .POST, "/api/griot/chat/stream", headers: headers,
+                                            body: body(["message": "Is Aunt Adaeze's number still 937-555-0148?"]))
+                let events = frames(stream.text)
+                let done = try #require(events.last { $0.event == "done" }?.data)
+                #expect((done["text"] as? String)?.contains("(937) 555-0148") == true)
+                let quote = try #require(events.first { $0.event == "citation" }?.data["quote"] as? String)
+                #expect(quote == "You can call her at (937) 555-0148 any evening after supper.")
+            }
+        }
+    }
+
     /// The rule for public archival text: a value written in a public story the viewer was
     /// given is not personal data the reply leaks (anyone may read that passage), so it stays
     /// as written, in the text and in the quote, and the answer built on it is not flagged.
