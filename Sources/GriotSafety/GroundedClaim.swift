@@ -72,24 +72,47 @@ public enum GroundedClaim {
             if best == nil || overlap > best!.score { best = (overlap, index) }
         }
         // A kinship word says how two people are related, which the passage says where it speaks
-        // of them: it must be in the closest sentence or one beside it ("Mama" elsewhere in the
-        // passage does not back "her mother André" where it says "your daddy André").
-        let nearby = best.map { Set(Self.words(sentences[max(0, $0.index - 1)...min(sentences.count - 1, $0.index + 1)].joined(separator: " ") + "\n" + about.joined(separator: "\n"))) }
-            ?? Set(Self.words(described))
+        // of them: it must be in the closest sentence ("Mama" elsewhere in the passage does not
+        // back "her mother André" where it says "your daddy André").
+        let nearby = best.map { Set(Self.words(sentences[$0.index] + "\n" + about.joined(separator: "\n"))) } ?? Set(Self.words(described))
         for word in Self.words(framing) {
             guard let group = Self.kinship[word] else { continue }
             if !group.contains(where: nearby.contains) { missing.append(word) }
         }
+        // Negation: the sentence says "not" as many times as the passage's closest sentence. When
+        // it restates only part of that sentence (under half its content words), it is compared
+        // clause by clause instead, so a "not" in a clause it leaves out is not held against it.
         var contradicts = false
-        // Only a sentence that says something (three content words or more) can say its opposite:
-        // "Answer: Catholic" under a quiz line does not negate "she didn't want …".
         if quoted == nil, claimTerms.count >= 3, let best, best.score > 0 {
-            // As many negations as the closest sentence: one taken out or put in turns it around.
-            contradicts = Self.negations(in: framing) != Self.negations(in: sentences[best.index])
+            let sentenceTerms = Set(analyzer.terms(in: sentences[best.index]))
+            let covered = Double(sentenceTerms.intersection(claimTerms).count) / Double(max(1, sentenceTerms.count))
+            if covered >= 0.5 {
+                contradicts = Self.negations(in: framing) != Self.negations(in: sentences[best.index])
+            } else {
+                let passageClauses = Self.clauses(sentences[best.index]).map { (text: $0, terms: Set(analyzer.terms(in: $0))) }
+                for clause in Self.clauses(framing) {
+                    let terms = Set(analyzer.terms(in: clause)).subtracting(Self.framingTerms)
+                    guard !terms.isEmpty else { continue }
+                    var closest: (score: Double, text: String)?
+                    for candidate in passageClauses where !candidate.terms.isEmpty {
+                        let overlap = Double(terms.intersection(candidate.terms).count) / Double(terms.union(candidate.terms).count)
+                        if closest == nil || overlap > closest!.score { closest = (overlap, candidate.text) }
+                    }
+                    if let closest, closest.score > 0, Self.negations(in: clause) != Self.negations(in: closest.text) {
+                        contradicts = true
+                        break
+                    }
+                }
+            }
         }
         let unrelated = quoted == nil && support < Self.leastSupport
         return Verdict(missing: missing, contradicts: contradicts, support: support, unrelated: unrelated,
                        bestSentence: best.map { spans[$0.index].start..<spans[$0.index].end })
+    }
+
+    /// A sentence cut at commas, semicolons and colons.
+    static func clauses(_ sentence: String) -> [String] {
+        sentence.split { $0 == "," || $0 == ";" || $0 == ":" }.map(String.init)
     }
 
     /// How many times a sentence says "not": negation words and verbs with "n't".
