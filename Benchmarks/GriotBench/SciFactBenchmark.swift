@@ -10,7 +10,7 @@ struct GriotBench: AsyncParsableCommand {
         commandName: "griot-bench",
         abstract: "Benchmarks that compare Griot with peers measured in the same run.",
         subcommands: [SciFactBenchmark.self, EmbeddingBenchmark.self, LatencyBenchmark.self, TokenBenchmark.self, ServeLoadBenchmark.self,
-                      PIIBenchmark.self, ModerationBenchmark.self, GroundednessBenchmark.self])
+                      PIIBenchmark.self, ModerationBenchmark.self, GroundednessBenchmark.self, ClaimsBenchmark.self])
 }
 
 /// BM25 retrieval quality and speed on BEIR SciFact, with tantivy run on the same data.

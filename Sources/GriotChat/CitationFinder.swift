@@ -1,15 +1,21 @@
 import Foundation
 import GriotProviders
+import GriotSafety
 import GriotStories
 import GriotText
 
-/// Finds the `[n]` markers of a reply and turns each into a citation with a verbatim quote from
-/// the cited passage: the quote the reply gives when it is found in the passage, otherwise the
-/// passage's sentence that best matches the claim before the marker.
+/// Finds the `[n]` markers of a reply and checks each cited sentence against the passage it
+/// cites, and only that one: a quote the sentence gives must be verbatim in the passage, and
+/// its names, numbers, dates, places and kinship words must be there too, without negating it
+/// (`GroundedClaim`). A supported sentence's citation quotes the passage: the reply's own quote,
+/// or else the passage's sentence that best supports the claim.
 ///
 /// ```swift
 /// let finder = CitationFinder(sources: sources)
-/// for marker in finder.markers(in: reply) { if case .verified(let citation) = finder.check(number: marker.number, in: reply, at: marker.end) { … } }
+/// for marker in finder.markers(in: reply) {
+///     let claim = String(reply[CitationFinder.claimRange(before: marker.open, in: reply)])
+///     if case .verified(let citation) = finder.check(number: marker.number, claim: claim) { … }
+/// }
 /// ```
 struct CitationFinder: Sendable {
     /// A numbered passage as the model saw it, with what is needed to open it.
@@ -18,26 +24,39 @@ struct CitationFinder: Sendable {
         var passage: Passage
         var interviewee: String?
         var sourceType: String
+        /// The passage's story is public (anyone may read it, as archival text).
+        var isPublic = false
+
+        /// What the story says about itself: an answer may name it without inventing anything.
+        var about: [String] {
+            [grounding.storyTitle] + grounding.interviewees + grounding.people + grounding.places + (grounding.speaker.map { [$0] } ?? [])
+        }
+    }
+
+    /// One `[n]` (or each number of `[1, 3]`) in a reply.
+    struct Marker {
+        var number: Int
+        /// The `[` of the marker and just after its `]`.
+        var open: String.Index
+        var close: String.Index
     }
 
     var sources: [Int: Source]
-    private let analyzer = TextAnalyzer()
 
     init(sources: [Source]) {
         self.sources = Dictionary(sources.map { ($0.grounding.number, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Markers that end at or after `start` (a character offset into `text`), with the citation of each.
-    /// Markers may list several numbers: [1], [1, 3], [2][4].
-    func markers(in text: String) -> [(number: Int, end: String.Index)] {
-        var found: [(Int, String.Index)] = []
+    /// The markers of `text`, in order. Markers may list several numbers: [1], [1, 3], [2][4].
+    func markers(in text: String) -> [Marker] {
+        var found: [Marker] = []
         var index = text.startIndex
         while let open = text[index...].firstIndex(of: "[") {
             guard let close = text[open...].firstIndex(of: "]") else { break }
             let inside = text[text.index(after: open)..<close]
             let numbers = inside.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             if !numbers.isEmpty, numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) && $0.count <= 3 }) {
-                for number in numbers { found.append((Int(number)!, open)) }
+                for number in numbers { found.append(Marker(number: Int(number)!, open: open, close: text.index(after: close))) }
             }
             index = text.index(after: open)
         }
@@ -46,8 +65,11 @@ struct CitationFinder: Sendable {
 
     /// What a marker's citation came to.
     enum Check: Sendable {
-        /// The citation, with a quote found verbatim in its passage.
+        /// The citation, with a quote found verbatim in its passage, and the sentence supported by it.
         case verified(Citation)
+        /// The sentence says what the passage does not (a fact or kinship word it lacks, its
+        /// negation, or nothing it says): the citation goes out without a quote, marked unsupported.
+        case unsupported(Citation, problems: [String])
         /// The reply quotes the passage, but the quote is not in it (after white space and
         /// quotation marks are evened out): the citation is left out.
         case fabricatedQuote(number: Int, quote: String)
@@ -57,33 +79,27 @@ struct CitationFinder: Sendable {
         case unquotable(number: Int)
     }
 
-    /// Turns a marker into a citation whose quote is verbatim in the cited passage: the quote the
-    /// reply gives when there is one (12 characters or more) and it is in the passage; otherwise
-    /// the passage's sentence that best matches the claim. A reply quote that is not in the
-    /// passage is reported, never replaced by another sentence.
-    func check(number: Int, in text: String, at marker: String.Index) -> Check {
+    /// Checks the sentence `claim` (the text a marker ends, from `claimRange(before:in:)`) against
+    /// passage `number`. A quote the claim gives (12 characters or more, and not the story's
+    /// title) must be in the passage: the citation quotes it. Otherwise the claim must be
+    /// supported by the passage, and the citation quotes the passage's sentence that supports it best.
+    func check(number: Int, claim: String) -> Check {
         guard let source = sources[number] else { return .outOfRange(number: number) }
-        let claim = Self.claim(before: marker, in: text)
         let passageText = source.passage.text
         let scalars = Array(passageText.unicodeScalars)
         var quoteRange: Range<Int>?
-
-        if let quoted = Self.lastQuotation(in: claim), quoted.unicodeScalars.count >= 12 {
-            guard let range = VerbatimMatch.find(quoted, in: scalars) else { return .fabricatedQuote(number: number, quote: quoted) }
+        var quoted: String?
+        if let quotation = Self.lastQuotation(in: claim), quotation.unicodeScalars.count >= 12, quotation != source.grounding.storyTitle {
+            guard let range = VerbatimMatch.find(quotation, in: scalars) else { return .fabricatedQuote(number: number, quote: quotation) }
             quoteRange = range
+            quoted = quotation
         }
-        if quoteRange == nil {
-            let claimTerms = Set(analyzer.terms(in: claim))
-            var best: (score: Double, span: WordSpan)?
-            for span in SentenceSplitter.sentences(in: scalars) {
-                let sentence = String(String.UnicodeScalarView(scalars[span.start..<span.end]))
-                let terms = Set(analyzer.terms(in: sentence))
-                guard !terms.isEmpty else { continue }
-                let overlap = Double(terms.intersection(claimTerms).count) / Double(terms.union(claimTerms).count)
-                if best == nil || overlap > best!.score { best = (overlap, span) }
-            }
-            if let best { quoteRange = best.span.start..<min(best.span.end, best.span.start + 400) }
+        let verdict = GroundedClaim.check(claim, passage: passageText, about: source.about, quoted: quoted)
+        guard verdict.isSupported else {
+            return .unsupported(citation(source, number: number, quote: "", range: 0..<0, unsupported: true), problems: verdict.problems)
         }
+        if quoteRange == nil, let best = verdict.bestSentence { quoteRange = best.lowerBound..<min(best.upperBound, best.lowerBound + 400) }
+        if quoteRange == nil, let first = SentenceSplitter.sentences(in: scalars).first { quoteRange = first.start..<min(first.end, first.start + 400) }
         guard var quoteRange else { return .unquotable(number: number) }
         // The quote a citation carries is trimmed, and its offsets with it.
         while quoteRange.lowerBound < quoteRange.upperBound, scalars[quoteRange.lowerBound].properties.isWhitespace {
@@ -95,28 +111,46 @@ struct CitationFinder: Sendable {
         let quote = String(String.UnicodeScalarView(scalars[quoteRange]))
         // Checked again as a client would: the quote must be in the passage it names.
         guard VerbatimMatch.find(quote, in: scalars) != nil else { return .fabricatedQuote(number: number, quote: quote) }
-        return .verified(Citation(
-            number: number, storyID: source.passage.storyID, passageID: source.passage.id, title: source.grounding.storyTitle,
-            interviewee: source.interviewee, quote: quote,
-            quoteStart: source.passage.startOffset + quoteRange.lowerBound, quoteEnd: source.passage.startOffset + quoteRange.upperBound,
-            startSeconds: source.passage.startSeconds, sourceType: source.sourceType))
+        return .verified(citation(source, number: number, quote: quote, range: quoteRange, unsupported: false))
     }
 
-    /// The text of the sentence a marker ends: back to the previous sentence end or marker.
-    static func claim(before marker: String.Index, in text: String) -> String {
-        var start = marker
+    private func citation(_ source: Source, number: Int, quote: String, range: Range<Int>, unsupported: Bool) -> Citation {
+        Citation(
+            number: number, storyID: source.passage.storyID, passageID: source.passage.id, title: source.grounding.storyTitle,
+            interviewee: source.interviewee, quote: quote,
+            quoteStart: source.passage.startOffset + range.lowerBound, quoteEnd: source.passage.startOffset + range.upperBound,
+            startSeconds: source.passage.startSeconds, sourceType: source.sourceType, unsupported: unsupported ? true : nil)
+    }
+
+    /// The range of the sentence a marker cites: back from the marker (past markers and white
+    /// space right before it, and a sentence end: "She rowed. [1]" cites "She rowed.") to the
+    /// previous sentence end, line break or marker.
+    static func claimRange(before marker: String.Index, in text: String) -> Range<String.Index> {
+        var end = marker
+        while true {
+            while end > text.startIndex, text[text.index(before: end)] == " " { end = text.index(before: end) }
+            guard end > text.startIndex, text[text.index(before: end)] == "]",
+                  let open = text[..<end].lastIndex(of: "["),
+                  text[text.index(after: open)..<text.index(before: end)].allSatisfy({ $0.isNumber || $0 == "," || $0 == " " }) else { break }
+            end = open
+        }
+        var start = end
+        // A sentence end right before the marker belongs to the sentence it cites.
+        if start > text.startIndex, ".!?".contains(text[text.index(before: start)]) { start = text.index(before: start) }
         while start > text.startIndex {
             let previous = text.index(before: start)
             let character = text[previous]
             if character == "]" || character == "\n" { break }
-            if ".!?".contains(character), start < marker, text[start] == " " {
-                // A sentence end followed by a space; but not inside a quotation still open.
-                let quotesOpen = text[start..<marker].filter { $0 == "“" }.count > text[start..<marker].filter { $0 == "”" }.count
+            if ".!?".contains(character), start < end, text[start] == " " {
+                // A sentence end followed by a space; but not inside a quotation (one that closes
+                // between here and the marker without opening there: “We left. Then we came back” [1]).
+                let quotesOpen = text[start..<end].filter { $0 == "”" }.count > text[start..<end].filter { $0 == "“" }.count
                 if !quotesOpen { break }
             }
             start = previous
         }
-        return String(text[start..<marker]).trimmingCharacters(in: .whitespaces)
+        while start < end, text[start] == " " { start = text.index(after: start) }
+        return start..<end
     }
 
     /// The last “…” or "…" quotation in a claim.

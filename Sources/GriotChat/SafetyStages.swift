@@ -5,8 +5,8 @@ import GriotSafety
 /// The safety stages the pipeline runs, each a small type that scores text and returns its
 /// verdict (score, decision, reason) and, when the client should know, a flag. They decide;
 /// `TurnPipeline` does what follows (stores, counts, sends). `OutputGate` (PII and output
-/// moderation, sentence by sentence) and `CitationFinder.check` (quotes verbatim in their
-/// passages) are the stages that work on the reply as it streams.
+/// moderation, sentence by sentence) and `CitationFinder.check` (each cited sentence against
+/// the passage it cites) are the stages that work on the reply as it streams.
 
 /// Stage 0: input moderation and crisis routing, on the whole message (typed or a voice
 /// transcript). Toxicity above 0.8 blocks; a self-harm score of 0.5 or more routes to the
@@ -46,22 +46,27 @@ struct InputScreen: Sendable {
     }
 }
 
-/// Stage 4a: how well the passages the model saw support the answer. Below 0.4 the turn
-/// carries "AI may be inaccurate".
+/// Stage 4a: how well the passages the model saw support the answer. Below 0.4, or when any
+/// cited sentence is not supported by the passage it cites (`CitationFinder`), the turn carries
+/// "AI may be inaccurate".
 struct GroundednessStage: Sendable {
     let scorer: GroundednessScorer
 
     /// `passages` as the model saw them (title, tellers, people and places, then the text), so
     /// an answer that names the story or its teller is not taken for inventing them; `question`
-    /// lends its names and numbers the same way.
-    func review(answer: String, passages: [String], question: String) -> (score: GroundednessScore, verdict: SafetyVerdict, flag: SafetyFlag?) {
+    /// lends its names and numbers the same way. `answer` is the model's text before masking.
+    func review(answer: String, passages: [String], question: String, unsupportedClaims: Int = 0)
+        -> (score: GroundednessScore, verdict: SafetyVerdict, flag: SafetyFlag?) {
         let score = scorer.score(answer: answer, passages: passages, known: question)
         let claims = score.sentences.filter(\.isClaim)
         let weak = claims.filter { $0.score < GroundednessScore.threshold }
-        let verdict = SafetyVerdict(
-            stage: "groundedness", score: score.answer, decision: score.isLowGroundedness ? .flag : .allow,
-            reason: String(format: "answer %.2f over %d claims; %d below %.1f", score.answer, claims.count, weak.count, GroundednessScore.threshold))
-        let flag = score.isLowGroundedness ? SafetyFlag(kind: .lowGroundedness, message: "AI may be inaccurate", score: score.answer) : nil
+        let inaccurate = score.isLowGroundedness || unsupportedClaims > 0
+        var reason = String(format: "answer %.2f over %d claims; %d below %.1f", score.answer, claims.count, weak.count, GroundednessScore.threshold)
+        if unsupportedClaims > 0 {
+            reason += "; \(unsupportedClaims) cited sentence\(unsupportedClaims == 1 ? "" : "s") not supported by the passage cited"
+        }
+        let verdict = SafetyVerdict(stage: "groundedness", score: score.answer, decision: inaccurate ? .flag : .allow, reason: reason)
+        let flag = inaccurate ? SafetyFlag(kind: .lowGroundedness, message: "AI may be inaccurate", score: score.answer) : nil
         return (score, verdict, flag)
     }
 }

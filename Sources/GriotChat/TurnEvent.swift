@@ -9,7 +9,7 @@ public enum TurnEvent: Sendable, Hashable {
     /// About 20 tokens of reply text; the first delta is sent as soon as the model's first text arrives.
     case delta(String)
     case citation(Citation)
-    /// A safety stage's finding the client should show: crisis, PII masked, a citation dropped,
+    /// A safety stage's finding the client should show: crisis, PII masked, a citation dropped or unsupported,
     /// low groundedness ("AI may be inaccurate"), copyright review, a sentence removed.
     case flag(SafetyFlag)
     case chips(Chips)
@@ -76,7 +76,9 @@ public struct Citation: Sendable, Hashable, Codable {
     public var passageID: String
     public var title: String
     public var interviewee: String?
-    /// A short verbatim excerpt of the passage: the sentence that best matches the cited claim.
+    /// A short verbatim excerpt of the passage: the reply's own quote, or the sentence that best
+    /// supports the cited claim; empty when the claim is unsupported. Personal data is masked in
+    /// it as in the reply (values the user shared, and values of a public story, stay).
     public var quote: String
     /// Unicode scalar offsets of the quote in the story's transcript.
     public var quoteStart: Int
@@ -84,6 +86,10 @@ public struct Citation: Sendable, Hashable, Codable {
     /// Where the video should start to play the quote, when the story has timings.
     public var startSeconds: Double?
     public var sourceType: String
+    /// True when the sentence that cites the passage says what the passage does not (a name,
+    /// number, date, place or kinship word it lacks, or its negation); the quote is then empty.
+    /// Left out when the claim is supported.
+    public var unsupported: Bool? = nil
 }
 
 /// Quick replies the client may show: the assistant's slash commands, and the one in use.
@@ -102,6 +108,8 @@ public struct SafetyFlag: Sendable, Hashable, Codable {
         case citationDropped = "citation_dropped"
         /// The reply cites a number that was not among the passages given.
         case citationOutOfRange = "citation_out_of_range"
+        /// A sentence says what the passage it cites does not: its citation carries no quote.
+        case citationUnsupported = "citation_unsupported"
         /// "AI may be inaccurate": the answer's groundedness is below 0.4.
         case lowGroundedness = "low_groundedness"
         /// A long run of the reply copies a source passage almost word for word.

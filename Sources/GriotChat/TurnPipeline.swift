@@ -17,9 +17,11 @@ import Synchronization
 ///    (these two run on the engine's `PreparationLane`, so that a burst of new chats does not hold
 ///    up the replies already streaming)
 /// 3. `generate`: the provider's stream, held to whole sentences by the `OutputGate` (output
-///    moderation, PII scrubbing) when those stages are on, regrouped into deltas of about 20
-///    tokens (the first text at once), with citations whose quotes are checked against their passages
-/// 4. `review`: groundedness of the whole answer and copyright similarity, as flags
+///    moderation, PII scrubbing) when those stages are on, each cited sentence checked against
+///    the passage it cites before it is sent (`CitationFinder`), regrouped into deltas of about
+///    20 tokens (the first text at once), with citations whose quotes are masked like the reply
+/// 4. `review`: groundedness of the whole answer (as the model wrote it, before masking) and
+///    copyright similarity, as flags
 /// 5. `finish`: the reply, its turn snapshot and the stages' verdicts stored, with how it ended
 ///    (complete, stopped, failed, blocked)
 ///
@@ -142,7 +144,7 @@ struct TurnPipeline: Sendable {
                 text: result.passage.text, interviewees: story?.interviewees ?? [],
                 speakerRuns: story.map { Self.speakerRuns(of: result.passage, in: $0) } ?? [])
             sources.append(CitationFinder.Source(grounding: grounding, passage: result.passage, interviewee: story?.interviewees.first,
-                                                 sourceType: story?.source.map { _ in "archive" } ?? "story"))
+                                                 sourceType: story?.source.map { _ in "archive" } ?? "story", isPublic: story?.privacy == .public))
             state.retrieved.append(TurnSnapshot.RetrievedPassage(
                 number: index + 1, storyID: storyID, passageID: result.passage.id, score: Double(result.score),
                 lexicalRank: result.lexical?.rank, lexicalScore: result.lexical.map { Double($0.score) },
@@ -192,7 +194,8 @@ struct TurnPipeline: Sendable {
                                  command: plan.command?.rawValue, language: plan.language))
         // The provider calls the regrouping in the task that reads the model's connection: a token
         // crosses no task boundary between the model's stream and the delta it ends up in.
-        let gate = try outputGate(plan, sources: context.passages.map(\.text))
+        let gate = try outputGate(plan, sources: context.passages.map(\.text),
+                                  publicPassages: finder.sources.values.filter(\.isPublic).map(\.passage.text))
         state.sharedKeys = gate?.shared
         // What the provider sends is recorded (a cassette) so that a replay can play it back.
         state.recording = RecordedReply(requestHash: request.fingerprint, provider: engine.provider.name)
@@ -276,9 +279,17 @@ struct TurnPipeline: Sendable {
     }
 
     /// The gate the reply passes through before it is sent, or nil when no output stage is on.
-    private func outputGate(_ plan: TurnPlan, sources: [String]) throws -> OutputGate? {
+    /// Checking citations needs whole sentences too (a sentence whose citation fails is held
+    /// back or marked before it is sent), so with that stage alone the gate holds sentences and
+    /// checks nothing else.
+    ///
+    /// Public archival text: a value written in a passage of a public story the turn retrieved
+    /// (a 1930s street address in a WPA narrative) is left as written, like a value the user
+    /// shared: anyone may read that passage, so showing it leaks nothing, and masking it broke
+    /// the quotes the answer was built on. Values of family-only and private stories are masked.
+    private func outputGate(_ plan: TurnPlan, sources: [String], publicPassages: [String]) throws -> OutputGate? {
         let stages = plan.template.safety
-        guard stages.contains(.pii) || stages.contains(.moderation) else { return nil }
+        guard stages.contains(.pii) || stages.contains(.moderation) || stages.contains(.citations) else { return nil }
         var scrubber: PIIScrubber?
         var shared = Set<String>()
         if stages.contains(.pii) {
@@ -289,6 +300,7 @@ struct TurnPipeline: Sendable {
             // What the user wrote in this thread is theirs to see again.
             shared = tools.sharedKeys(in: plan.userMessage.content)
             for message in plan.history where message.role == .user { shared.formUnion(tools.sharedKeys(in: message.content)) }
+            for passage in publicPassages { shared.formUnion(tools.sharedKeys(in: passage)) }
         }
         return OutputGate(scrubber: scrubber, shared: shared, moderator: stages.contains(.moderation) ? engine.safety.local : nil,
                           sources: sources)
@@ -300,6 +312,10 @@ struct TurnPipeline: Sendable {
     private func review(_ plan: TurnPlan, context: AssembledContext, state: inout TurnState, emit: TurnEmitter) async throws {
         let stages = plan.template.safety
         let text = state.text
+        // Groundedness reads what the model wrote, before masking: a masked value ("[PHONE]")
+        // would read as a name no passage has. Copyright judges what the user received.
+        let written = state.modelText.isEmpty ? text : state.modelText
+        let unsupportedClaims = state.unsupportedClaims
         guard !text.isEmpty, stages.contains(.groundedness) || stages.contains(.copyright) else { return }
         let passages = context.passages.map(\.text)
         let described = context.passages.map { passage in
@@ -313,7 +329,8 @@ struct TurnPipeline: Sendable {
         let grounding = stages.contains(.groundedness) && retrieves ? GroundednessStage(scorer: engine.safety.groundedness) : nil
         let copying = stages.contains(.copyright) ? CopyrightStage(check: engine.safety.copyright) : nil
         let (grounded, copied) = try await engine.preparation.run {
-            (grounding?.review(answer: text, passages: described, question: question), copying?.review(answer: text, passages: passages))
+            (grounding?.review(answer: written, passages: described, question: question, unsupportedClaims: unsupportedClaims),
+             copying?.review(answer: text, passages: passages))
         }
         if let grounded {
             state.groundedness = grounded.score
@@ -425,11 +442,17 @@ final class DeltaRegrouping: Sendable {
         var pending = ""
         var released = false
         var lastFlush = Date()
+        /// Numbers whose citation event is sent or waiting to be.
         var cited = Set<Int>()
         var flagged = Set<String>()
         var dropped: [String] = []
         var outOfRange = Set<Int>()
+        var unsupported: [Int] = []
         var verified = 0
+        /// Bytes of `state.text` sent in deltas so far.
+        var sentBytes = 0
+        /// Citations waiting for their marker to be sent, with the byte offset just after it.
+        var waiting: [(citation: Citation, at: Int)] = []
     }
 
     private let progress: Mutex<Progress>
@@ -460,6 +483,7 @@ final class DeltaRegrouping: Sendable {
                 progress.state.upstreamModel = model
             case .text(let piece):
                 if progress.state.firstToken == nil { progress.state.firstToken = Date().timeIntervalSince(progress.state.started) }
+                progress.state.modelText += piece
                 if progress.gate != nil {
                     guard let checked = progress.gate!.feed(piece) else { return }
                     accept(checked, &progress)
@@ -487,6 +511,11 @@ final class DeltaRegrouping: Sendable {
         progress.withLock { progress in
             if let checked = progress.gate?.finish() { accept(checked, &progress) }
             release(&progress)
+            for waiting in progress.waiting {
+                progress.state.citations.append(waiting.citation)
+                emit.yield(.citation(waiting.citation))
+            }
+            progress.waiting = []
             recordVerdicts(&progress)
         }
     }
@@ -502,6 +531,7 @@ final class DeltaRegrouping: Sendable {
             progress.state.raise(SafetyFlag(kind: .outputModeration, message: "A sentence of the reply broke the content policy and was removed.",
                                             score: gate.worstToxicity), emit: emit)
         }
+        let text = reviewCitations(text, &progress)
         progress.state.text += text
         progress.pending += text
         // The first text goes out at once (waiting for 20 tokens would hold the first words back
@@ -550,34 +580,121 @@ final class DeltaRegrouping: Sendable {
     private func release(_ progress: inout Progress) {
         guard !progress.pending.isEmpty else { return }
         emit.yield(.delta(progress.pending))
+        progress.sentBytes += progress.pending.utf8.count
         progress.pending = ""
         progress.released = true
-        let text = progress.state.text
-        for marker in finder.markers(in: text) where !progress.cited.contains(marker.number) {
-            switch finder.check(number: marker.number, in: text, at: marker.end) {
+        // A citation goes out once the text with its marker has.
+        while let first = progress.waiting.first, first.at <= progress.sentBytes {
+            progress.waiting.removeFirst()
+            progress.state.citations.append(first.citation)
+            emit.yield(.citation(first.citation))
+        }
+    }
+
+    /// Checks each cited sentence of `text` (checked text about to be added to the reply)
+    /// against the passage it cites, before any of it is sent. A supported sentence's citation
+    /// waits for its marker to go out; an unsupported one's goes out without a quote, flagged.
+    /// A sentence whose quote is not in its passage is held back (a note says so); a marker
+    /// naming no passage is replaced by "[unverified]" (by the numbers that exist, in a list).
+    /// The sentence is read as the user sees it, masks left out of its facts.
+    private func reviewCitations(_ text: String, _ progress: inout Progress) -> String {
+        let base = progress.state.text
+        let combined = base + text
+        let chunkStart = combined.utf8.index(combined.startIndex, offsetBy: base.utf8.count)
+        var edits: [(range: Range<String.Index>, replacement: String)] = []
+        let markers = finder.markers(in: combined).filter { $0.open >= chunkStart }
+        var withheld: Range<String.Index>?
+        var rewritten = Set<String.Index>()
+        var ready: [Citation] = []
+        for marker in markers {
+            if let withheld, withheld.contains(marker.open) { continue }
+            let claimRange = CitationFinder.claimRange(before: marker.open, in: combined)
+            let claim = String(combined[claimRange]).trimmingCharacters(in: .whitespaces)
+            switch finder.check(number: marker.number, claim: claim) {
             case .verified(let citation):
-                progress.cited.insert(marker.number)
                 progress.verified += 1
-                progress.state.citations.append(citation)
-                emit.yield(.citation(citation))
+                guard progress.cited.insert(marker.number).inserted else { continue }
+                ready.append(masked(citation, progress))
+            case .unsupported(let citation, let problems):
+                guard checkCitations else { continue }
+                progress.unsupported.append(marker.number)
+                progress.state.unsupportedClaims += 1
+                if progress.cited.insert(marker.number).inserted { ready.append(citation) }
+                if progress.flagged.insert("unsupported-\(marker.number)").inserted {
+                    progress.state.raise(SafetyFlag(kind: .citationUnsupported,
+                                                    message: "A sentence citing [\(marker.number)] says what that passage does not (\(problems.joined(separator: "; "))); its citation carries no quote."),
+                                         emit: emit)
+                }
             case .fabricatedQuote(let number, let quote):
-                progress.cited.insert(number)
                 guard checkCitations else { continue }
                 progress.dropped.append("[\(number)]")
+                progress.state.unsupportedClaims += 1
                 progress.state.raise(SafetyFlag(kind: .citationDropped,
-                                                message: "The citation [\(number)] was left out: its quote (\(quote.count) characters) is not in the passage it names."),
+                                                message: "A sentence citing [\(number)] was left out: its quote (\(quote.count) characters) is not in the passage it names."),
                                      emit: emit)
+                if claimRange.lowerBound >= chunkStart {
+                    let end = Self.sentenceEnd(after: marker.close, in: combined)
+                    edits.removeAll { claimRange.lowerBound..<end ~= $0.range.lowerBound }
+                    edits.append((claimRange.lowerBound..<end, Self.withheldSentence))
+                    withheld = claimRange.lowerBound..<end
+                } else if rewritten.insert(marker.open).inserted {
+                    // The sentence began in text already sent: its marker is what can still be taken back.
+                    edits.append((marker.open..<marker.close, "[unverified]"))
+                }
             case .outOfRange(let number):
-                progress.cited.insert(number)
                 guard checkCitations else { continue }
                 progress.outOfRange.insert(number)
+                progress.state.unsupportedClaims += 1
                 progress.state.raise(SafetyFlag(kind: .citationOutOfRange,
-                                                message: "The reply cites [\(number)], which is not one of the \(finder.sources.count) passages it was given."),
+                                                message: "The reply cites [\(number)], which is not one of the \(finder.sources.count) passages it was given; the marker is shown as [unverified]."),
                                      emit: emit)
+                if rewritten.insert(marker.open).inserted {
+                    let known = markers.filter { $0.open == marker.open && finder.sources[$0.number] != nil }.map { String($0.number) }
+                    edits.append((marker.open..<marker.close, known.isEmpty ? "[unverified]" : "[\(known.joined(separator: ", "))]"))
+                }
             case .unquotable(let number):
                 progress.cited.insert(number)
             }
         }
+        var result = edits.isEmpty ? text : ""
+        // Each citation goes out once the text that holds its marker has (the text is a sentence).
+        defer { progress.waiting += ready.map { ($0, base.utf8.count + result.utf8.count) } }
+        guard !edits.isEmpty else { return text }
+        var position = chunkStart
+        for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) where edit.range.lowerBound >= position {
+            result += combined[position..<edit.range.lowerBound]
+            result += edit.replacement
+            position = edit.range.upperBound
+        }
+        result += combined[position...]
+        return result
+    }
+
+    static let withheldSentence = "[A sentence was left out: the words it quotes are not in the story it cites.]"
+
+    /// Just after the markers and the sentence end that follow a marker ("… porch” [1][2]." → after ".").
+    private static func sentenceEnd(after close: String.Index, in text: String) -> String.Index {
+        var end = close
+        while end < text.endIndex {
+            if text[end] == "[", let shut = text[end...].firstIndex(of: "]"),
+               text[text.index(after: end)..<shut].allSatisfy({ $0.isNumber || $0 == "," || $0 == " " }) {
+                end = text.index(after: shut)
+            } else if ".!?".contains(text[end]) {
+                end = text.index(after: end)
+            } else {
+                break
+            }
+        }
+        return end
+    }
+
+    /// The citation with personal data masked in its quote as the gate masks the reply: values
+    /// the user shared and values of public stories stay (see `TurnPipeline.outputGate`).
+    private func masked(_ citation: Citation, _ progress: Progress) -> Citation {
+        guard let gate = progress.gate, let scrubber = gate.scrubber, !citation.quote.isEmpty else { return citation }
+        var citation = citation
+        citation.quote = scrubber.scrub(citation.quote, keeping: gate.shared).0
+        return citation
     }
 
     private func recordVerdicts(_ progress: inout Progress) {
@@ -597,8 +714,11 @@ final class DeltaRegrouping: Sendable {
             }
         }
         if checkCitations {
-            let problems = progress.dropped.count + progress.outOfRange.count
+            let problems = progress.dropped.count + progress.outOfRange.count + progress.unsupported.count
             var reason = "\(progress.verified) verified"
+            if !progress.unsupported.isEmpty {
+                reason += "; unsupported by the passage they cite: " + progress.unsupported.map { "[\($0)]" }.joined(separator: ", ")
+            }
             if !progress.dropped.isEmpty { reason += "; dropped \(progress.dropped.joined(separator: ", ")) (quote not in passage)" }
             if !progress.outOfRange.isEmpty { reason += "; cited outside the passages: " + progress.outOfRange.sorted().map { "[\($0)]" }.joined(separator: ", ") }
             progress.state.record(SafetyVerdict(
@@ -617,6 +737,12 @@ struct TurnState: Sendable {
     var model = ""
     var upstreamModel: String?
     var text = ""
+    /// The model's text as it wrote it, before the output gate masked or removed anything; read
+    /// by the groundedness stage only, never stored or sent.
+    var modelText = ""
+    /// Cited sentences that their passage does not support, whose quote is not in it, or whose
+    /// number is not one of the passages: any one gives the turn "AI may be inaccurate".
+    var unsupportedClaims = 0
     var citations: [Citation] = []
     var retrieved: [TurnSnapshot.RetrievedPassage] = []
     var retrieval = "off"

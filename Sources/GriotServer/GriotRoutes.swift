@@ -41,7 +41,10 @@ struct GriotRoutes: Sendable {
         var timestampSeconds: Double?
         var sourceType: String
         var number: Int
+        /// True when the citing sentence says what the passage does not (the excerpt is then empty).
+        var unsupported: Bool?
 
+        /// The excerpt is the citation's quote as the stream sent it: masked as the reply was.
         init(_ citation: Citation) {
             videoID = citation.storyID
             title = citation.title
@@ -54,6 +57,7 @@ struct GriotRoutes: Sendable {
             timestampSeconds = citation.startSeconds
             sourceType = citation.sourceType
             number = citation.number
+            unsupported = citation.unsupported
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GriotStore
 import GriotTestSupport
 import Testing
 
@@ -56,6 +57,43 @@ import Testing
             #expect(spoken.status == 3)
             #expect(spoken.errors.contains("warning 2"))
             #expect(server.requests.isEmpty, "the stub records no request")
+        }
+    }
+    /// A family-only story holds a relative's phone number and address; a family member asks
+    /// about her and the model repeats both, citing the story. No unmasked value reaches the
+    /// terminal (any event), the stored reply and turn snapshot, or a replay of the turn.
+    @Test func aPrivateStorysPhoneAndAddressLeakNowhereAfterTheGateMasksThem() async throws {
+        let sandbox = try GriotSandbox()
+        let story = #"{"artifact_id": "okafor-aunt-adaeze", "title": "Where Aunt Adaeze Lives Now", "privacy": "family_only", "owner_user_id": "u-grace", "family_group_ids": ["fam-okafor"], "interviewees": ["Grace Okafor"], "people": ["Adaeze Okafor"], "transcript": "My sister Adaeze Okafor lives at 4417 Larchmont Avenue, Dayton, OH 45402 since the spring. You can call her at (937) 555-0148 any evening after supper. She keeps the family Bible and the photographs from Enugu in a cedar chest."}"#
+        #expect(try sandbox.run(["ingest", try sandbox.write("okafor.json", story)]).status == 0)
+        let secrets = ["555-0148", "5550148", "4417 Larchmont", "Larchmont Avenue", "45402"]
+        let pieces = ["Aunt Adaeze lives at 4417 Larchmont ", "Avenue, Dayton, OH 45402 [1]. ", "You can call her at (937) 555-",
+                      "0148 any evening [1]. ", "She keeps “the family Bible and the photographs from Enugu” [1]."]
+        try await StubChatServer.with({ _ in .stream(pieces, model: "stub-model") }) { server in
+            let model = ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": "stub-model"]
+            let asked = try sandbox.run(["ask", "How can I reach Aunt Adaeze?", "--viewer", "u-ben", "--families", "fam-okafor", "--json"],
+                                        environment: model)
+            #expect(asked.status == 0, "\(asked.errors)")
+            for secret in secrets { #expect(!asked.output.contains(secret) && !asked.errors.contains(secret), "the events hold \(secret)") }
+            #expect(asked.output.contains("\"event\":\"citation\""))
+            #expect(asked.output.contains("[ADDRESS]") && asked.output.contains("[PHONE]"))
+
+            let chats = try ChatStore(writer: StoryStore(path: sandbox.database).writer)
+            let meta = try #require(asked.output.split(separator: "\n").first { $0.contains("\"event\":\"meta\"") })
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(meta.utf8)) as? [String: Any])
+            let threadID = try #require((object["data"] as? [String: Any])?["thread_id"] as? String)
+            let turn = try #require(try chats.turns(threadID: threadID).first)
+            for secret in secrets { #expect(!turn.snapshot.contains(secret), "the snapshot holds \(secret)") }
+            let replyID = try #require(turn.assistantMessageID)
+            let stored = try #require(try chats.message(id: replyID))
+            #expect(stored.content.contains("[PHONE]"))
+            for secret in secrets { #expect(!stored.content.contains(secret), "the stored reply holds \(secret)") }
+
+            for extra in [["--cassette"], []] {
+                let replayed = try sandbox.run(["replay", turn.id, "--json"] + extra, environment: model)
+                #expect(replayed.status == 0, "\(replayed.errors)")
+                for secret in secrets { #expect(!replayed.output.contains(secret), "a replay \(extra) holds \(secret)") }
+            }
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 @testable import GriotChat
 import GriotSafety
 import GriotStore
+import Synchronization
 import Testing
 
 extension [TurnEvent] {
@@ -90,7 +91,7 @@ extension [TurnEvent] {
         #expect(await GriotChatTests.events(of: again).done?.text.contains("(415) 555-0132") == true)
     }
 
-    @Test func fabricatedQuotesAreDroppedAndCitationsOutsideThePassagesFlagged() async throws {
+    @Test func aSentenceWithAFabricatedQuoteIsWithheldAndAMarkerOutsideThePassagesIsMarked() async throws {
         let provider = ScriptedProvider(pieces: [
             "Ida Mae said “we carried the piano up to the attic on our backs” [1]. ",
             "The water reached the porch [2]. ",
@@ -101,13 +102,62 @@ extension [TurnEvent] {
         let events = await events(of: turn)
         #expect(!events.citations.contains { $0.number == 1 }, "the invented quote's citation is left out")
         #expect(events.citations.contains { $0.number == 2 })
+        let text = try #require(events.done?.text)
+        #expect(!text.contains("piano"), "the sentence with the invented quote is not sent")
+        #expect(text.hasPrefix("[A sentence was left out: the words it quotes are not in the story it cites.] The water reached the porch [2]."))
+        #expect(text.hasSuffix("Her cousin kept the ledger [unverified]."))
+        #expect(events.deltas.joined() == text)
+        #expect(try engine.chats.message(id: turn.replyMessageID)?.content == text, "what is stored is what was sent")
         let kinds = events.flags.map(\.kind)
         #expect(kinds.contains(.citationDropped))
         #expect(kinds.contains(.citationOutOfRange))
+        #expect(kinds.contains(.lowGroundedness), "any cited sentence without support gives the turn \"AI may be inaccurate\"")
         let citations = try #require(try engine.chats.verdicts(turnID: turn.id).first { $0.stage == "citations" })
         #expect(citations.decision == "drop")
         #expect(citations.reason.contains("dropped [1]"))
         #expect(citations.reason.contains("[9]"))
+    }
+
+    /// The reply is written from the passage the model was given that holds the Lamont place, so
+    /// the test does not depend on where retrieval ranks it.
+    func claimTurn(_ sentence: @escaping @Sendable (Int) -> String) async throws -> (events: [TurnEvent], number: Int) {
+        let provider = ScriptedProvider(pieces: [])
+        let number = Mutex(0)
+        provider.onStart = { [provider] request in
+            let cited = request.grounding.passages.first { $0.text.contains("Lamont place") }?.number ?? 1
+            number.withLock { $0 = cited }
+            provider.pieces = [sentence(cited)]
+        }
+        let engine = try makeEngine(provider: provider)
+        let turn = try engine.startTurn(TurnRequest(message: "Where were Ida Mae and Amos living when the levee broke in 1927?", viewer: carterFamily))
+        return (await events(of: turn), number.withLock { $0 })
+    }
+
+    @Test func aSupportedCitedSentenceQuotesThePassageSentenceThatBacksIt() async throws {
+        let (events, number) = try await claimTurn { "Ida Mae and Amos lived on the Lamont place, about six miles east of Greenville [\($0)]." }
+        let citation = try #require(events.citations.first { $0.number == number })
+        #expect(citation.quote == "We were out on the Lamont place, about six miles east of Greenville off the Leland road.")
+        #expect(citation.unsupported == nil)
+        #expect(events.flags.isEmpty, "\(events.flags.map(\.message))")
+    }
+
+    /// Each lie is checked against the passage cited, not against everything the model was given.
+    @Test(arguments: [
+        ("a swapped year", "The levee broke at Mounds Landing in April 1931 [N]."),
+        ("a swapped place", "Ida Mae and Amos lived on the Lamont place, about six miles east of Vicksburg Junction [N]."),
+        ("a swapped number", "Amos stacked sandbags on the levee forty days running [N]."),
+        ("a swapped kinship word", "Ida Mae said her nephew Amos came running into the yard with no hat on [N]."),
+        ("a negation", "They paid Amos in money for the levee work [N]."),
+        ("a name no passage has", "Ida Mae and Thaddeus Pruitt lived on the Lamont place east of Greenville [N]."),
+    ])
+    func anUnsupportedCitedSentenceGetsNoQuoteAndTheInaccuracyFlag(_ lie: String, _ sentence: String) async throws {
+        let (events, number) = try await claimTurn { sentence.replacingOccurrences(of: "[N]", with: "[\($0)]") }
+        let citation = try #require(events.citations.first { $0.number == number }, "\(lie)")
+        #expect(citation.unsupported == true, "\(lie): \(citation.quote)")
+        #expect(citation.quote.isEmpty, "\(lie): no sentence of the passage is offered as backing it")
+        let kinds = events.flags.map(\.kind)
+        #expect(kinds.contains(.citationUnsupported), "\(lie)")
+        #expect(kinds.contains(.lowGroundedness), "\(lie)")
     }
 
     @Test func anAnswerTheStoriesDoNotSupportCarriesTheInaccuracyFlag() async throws {
@@ -124,14 +174,16 @@ extension [TurnEvent] {
     }
 
     /// Every citation the offline responder emits across the demo questions carries a quote that
-    /// is verbatim in its passage, and none is dropped.
+    /// is verbatim in its passage, and none is dropped or judged unsupported (its sentences are
+    /// the passages' own, quiz answers included).
     @Test func everyCitationOverTheDemoQuestionsVerifies() async throws {
         let engine = try makeEngine()
         var checked = 0
         for question in demoQuestions {
             let turn = try engine.startTurn(TurnRequest(message: question, viewer: carterFamily))
             let events = await events(of: turn)
-            #expect(!events.flags.contains { $0.kind == .citationDropped || $0.kind == .citationOutOfRange }, "\(question)")
+            #expect(!events.flags.contains { [.citationDropped, .citationOutOfRange, .citationUnsupported].contains($0.kind) },
+                    "\(question): \(events.flags.map(\.message))")
             for citation in events.citations {
                 let story = try #require(try demoArchive.store.story(id: citation.storyID))
                 let transcript = Array(story.transcript.text.unicodeScalars)
@@ -148,5 +200,6 @@ extension [TurnEvent] {
         "What happened in Kelly Ingram Park?", "Who was Octavia Batiste?", "Tell me about the trumpet in the Seventh Ward",
         "What did the family cook on Sundays?", "Who kept bees?", "How did the family get through the Depression?",
         "What did grandmother say about school?", "Tell me about church on Sundays", "Who worked on the railroad?",
+        "/quiz Octavia's gumbo", "/quiz the 1927 flood", "/resources church", "/summary Ida Mae Carter",
     ]
 }

@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import GriotSafety
+
+/// The claim-level citation check (`GroundedClaim`, what the turn pipeline runs on every cited
+/// sentence) on the perturbation sets scripts/make-claims-set.py writes: the share of each kind
+/// of altered sentence it flags, and of unaltered ones it flags wrongly. The peer, measured in
+/// the same run, is the whole-answer groundedness score (below 0.4) of the same sentence
+/// against the same passage, which is what stood between a lie and the user before.
+///
+/// ```sh
+/// griot-bench claims --set evals/claims/tune.jsonl --examples 20     # tuning: shows what it gets wrong
+/// griot-bench claims --set evals/claims/heldout.jsonl                # held out: figures only
+/// ```
+struct ClaimsBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "claims",
+        abstract: "Claim-level citation checks on the perturbation sets (flag rate per kind, false flags on unaltered claims).")
+
+    @Option(parsing: .upToNextOption, help: "Sets (JSON lines from scripts/make-claims-set.py).")
+    var set: [String] = ["evals/claims/tune.jsonl", "evals/claims/heldout.jsonl"]
+
+    @Option(help: "Print this many items the check gets wrong per kind (use on a tuning set only).")
+    var examples = 0
+
+    struct Item: Decodable {
+        var kind: String
+        var label: Int
+        var claim: String
+        var passage: String
+        var about: [String]
+        var source: String
+        var split: String
+    }
+
+    func run() throws {
+        for path in set {
+            let items = try GroundednessBenchmark.readLines(path, as: Item.self)
+            guard !items.isEmpty else { throw ValidationError("\(path) is empty; run scripts/make-claims-set.py") }
+            if examples > 0, items.contains(where: { $0.split == "heldout" }) {
+                throw ValidationError("\(path) is held out: its items are not shown (leave out --examples)")
+            }
+            let scorer = GroundednessScorer()
+            var flagged: [String: (ours: Int, peer: Int, total: Int)] = [:]
+            var shown: [String: Int] = [:]
+            let started = Date()
+            var verdicts: [GroundedClaim.Verdict] = []
+            verdicts.reserveCapacity(items.count)
+            for item in items { verdicts.append(GroundedClaim.check(item.claim, passage: item.passage, about: item.about)) }
+            let seconds = Date().timeIntervalSince(started)
+            for (item, verdict) in zip(items, verdicts) {
+                let ours = !verdict.isSupported
+                let described = (item.about + [item.passage]).joined(separator: "\n")
+                let peer = scorer.score(answer: item.claim, passages: [described]).isLowGroundedness
+                var row = flagged[item.kind] ?? (0, 0, 0)
+                row.ours += ours ? 1 : 0
+                row.peer += peer ? 1 : 0
+                row.total += 1
+                flagged[item.kind] = row
+                let wrong = ours != (item.label == 0)
+                if wrong, examples > 0, shown[item.kind, default: 0] < examples {
+                    shown[item.kind, default: 0] += 1
+                    print("  \(item.kind) \(ours ? "flagged" : "passed") [\(verdict.problems.joined(separator: "; "))] support \(String(format: "%.2f", verdict.support)): \(item.claim)")
+                }
+            }
+            print("\n\(path): \(items.count) claims, \(String(format: "%.1f", seconds / Double(items.count) * 1e6)) µs a claim (one thread)")
+            print("| kind | claims | flagged (ours) | flagged (peer: groundedness < 0.4) |")
+            print("|---|---|---|---|")
+            let order = ["supported", "swap_name", "swap_place", "swap_number", "swap_year", "swap_kinship", "negation", "other_story"]
+            for kind in order + flagged.keys.filter({ !order.contains($0) }).sorted() {
+                guard let row = flagged[kind] else { continue }
+                let label = kind == "supported" ? "supported (false flags)" : kind
+                print(String(format: "| %@ | %d | %.1f%% | %.1f%% |", label, row.total,
+                             100 * Double(row.ours) / Double(row.total), 100 * Double(row.peer) / Double(row.total)))
+            }
+            let altered = flagged.filter { $0.key != "supported" }.values
+            let caught = altered.map(\.ours).reduce(0, +), total = altered.map(\.total).reduce(0, +)
+            let peerCaught = altered.map(\.peer).reduce(0, +)
+            print(String(format: "| all altered | %d | %.1f%% | %.1f%% |", total, 100 * Double(caught) / Double(max(1, total)),
+                         100 * Double(peerCaught) / Double(max(1, total))))
+        }
+    }
+}
