@@ -58,7 +58,8 @@ struct ModerationReading {
     private static let secondPerson: Set<String> = ["you", "your", "yours", "yourself", "yourselves", "u", "ya", "youre"]
     private static let groupPronouns: Set<String> = ["they", "them", "their", "theirs", "themselves", "these", "those", "you", "your", "yourselves", "kind"]
     private static let firstPerson: Set<String> = ["i", "me", "my", "myself", "we", "us", "our", "ourselves"]
-    private static let personObjects: Set<String> = ["him", "her", "them", "you", "everyone", "everybody", "someone", "somebody", "people", "person", "man", "woman", "men", "women", "guy", "girl", "boy", "kids", "teacher", "coach", "boss", "neighbour", "neighbor", "wife", "husband", "son", "daughter", "brother", "sister", "mom", "mum", "dad", "family"]
+    private static let personObjects: Set<String> = ["him", "her", "them", "you", "everyone", "everybody", "someone", "somebody", "people", "person", "man", "woman", "men", "women", "guy", "girl", "boy", "kids", "teacher", "coach", "boss", "neighbour", "neighbor", "wife", "husband", "son", "daughter", "brother", "sister", "mom", "mum", "dad", "family",
+        "coworker", "colleague", "ex", "landlord", "landlady", "supervisor", "manager", "roommate", "flatmate", "cousin", "uncle", "aunt", "referee", "classmate", "teammate", "girlfriend", "boyfriend", "partner", "stepdad", "stepmom", "principal", "professor", "tutor", "client"]
 
     /// Protected groups named in the sentence, as token indexes.
     private func groupMentions(in range: Range<Int>) -> [Int] {
@@ -241,9 +242,16 @@ struct ModerationReading {
         }
         if violentActs > 0 && !(targetsGroup && derogation != nil) {
             let addressed = range.contains { Self.secondPerson.contains(words[$0].text) }
-            let person = addressed || range.contains { Self.personObjects.contains(words[$0].text) || has($0, .otherGroup) }
+            // Someone's body ("smash Tariq's face in") names a person even when the name is unknown.
+            let person = addressed || range.contains { Self.personObjects.contains(words[$0].text) || has($0, .otherGroup) || Self.bodyParts.contains(words[$0].text) }
             if threat && person && !narration {
-                var score = addressed ? 0.9 : 0.7
+                // A threat against a third person blocks too (issue 14): HateCheck calls it
+                // non-hateful, but in a coaching chat it is harm announced, not an opinion.
+                // Exasperation stays below the line: "my manager is going to kill me if…" (the
+                // speaker is the one "threatened"), "kill my brother for eating my cake".
+                let exasperation = range.contains { has($0, .violentAct) && text($0 + 1) == "me" }
+                    || range.contains { text($0) == "for" && text($0 + 1).hasSuffix("ing") }
+                var score = addressed ? 0.9 : exasperation ? 0.7 : 0.85
                 if let cap = frame.cap { score = min(score, cap) }
                 raise(\.violence, score, addressed ? "threat of violence against the reader" : "threat or wish of violence against a person")
                 if addressed { raise(\.harassment, score, "threat against the reader") }
@@ -533,7 +541,7 @@ struct ModerationReading {
         ["suicidal", "thoughts"], ["thinking", "about", "suicide"], ["thinking", "of", "suicide"], ["thoughts", "of", "suicide"],
         ["no", "reason", "to", "live"], ["not", "want", "to", "live"], ["not", "want", "to", "be", "alive"],
         ["not", "want", "to", "be", "here", "anymore"], ["not", "want", "to", "wake", "up"], ["overdose"], ["swallow", "all", "my"], ["took", "all", "my", "pills"], ["took", "a", "bunch", "of", "pills"],
-        ["going", "to", "jump"], ["end", "things"], ["commit", "suicide"], ["plan", "to", "die"], ["goodbye", "forever"],
+        ["end", "things"], ["commit", "suicide"], ["plan", "to", "die"], ["goodbye", "forever"],
         ["not", "see", "the", "point", "in", "living"], ["no", "point", "in", "living"], ["can", "not", "go", "on"], ["nobody", "would", "miss", "me"],
     ]
     private static let hyperbole: Set<String> = ["laughing", "laughter", "embarrassment", "boredom", "cringe"]

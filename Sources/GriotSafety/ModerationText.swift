@@ -18,7 +18,7 @@ struct ModerationText: Sendable {
     private(set) var sentenceCount = 0
 
     init(_ message: String) {
-        var source = message.lowercased()
+        var source = ModerationSpelling.plain(message).lowercased()
         if !source.utf8.allSatisfy({ $0 < 0x80 }) {
             source = source.folding(options: .diacriticInsensitive, locale: nil)
         }
@@ -36,6 +36,16 @@ struct ModerationText: Sendable {
             let previous = index > 0 ? scalars[index - 1] : " "
             switch scalar {
             case "a"..."z", "0"..."9":
+                word.unicodeScalars.append(scalar)
+            case "*" where isLetter(previous) || isLetter(next):
+                // "f***ing", "k*ll": a censored letter, resolved against the lexicon below.
+                word.unicodeScalars.append(scalar)
+            case "!" where isLetter(previous) && (isLetter(next) || next == "*"):
+                // "sh!t", "d!e": an i written as "!".
+                word.unicodeScalars.append("i")
+            case _ where scalar.value >= 0x80 && scalar.properties.isAlphabetic:
+                // Letters of every script stay inside their word ("Łukasiewicz", "matarte"),
+                // so one non-ASCII letter no longer hides a word.
                 word.unicodeScalars.append(scalar)
             case "@", "$":
                 // Leetspeak for a and s only when inside or at the edge of a word.
@@ -78,9 +88,21 @@ struct ModerationText: Sendable {
         }
 
         let lexicon = ModerationLexicon.shared
-        for token in joined {
+        for (position, token) in joined.enumerated() {
             if token.isPunctuation { tokens.append(token); continue }
-            for piece in Self.expand(Self.decodeLeet(token.text)) {
+            var spelt = Self.decodeLeet(token.text)
+            if spelt.contains("*") { spelt = ModerationSpelling.uncensored(spelt) }
+            // "kms", "unalive", "sewerslide": the euphemism read as what it stands for ("12 kms" is a distance).
+            let afterNumber = position > 0 && joined[position - 1].text.allSatisfy(\.isNumber)
+            if !afterNumber, let meaning = ModerationSpelling.euphemisms[spelt] {
+                for part in meaning { tokens.append(ModerationToken(text: part, quoted: token.quoted, sentence: token.sentence, isPunctuation: false)) }
+                continue
+            }
+            if spelt == "slide", let last = tokens.last, last.text == "sewer" {
+                tokens[tokens.count - 1].text = "suicide"
+                continue
+            }
+            for piece in Self.expand(spelt) {
                 for part in lexicon.repaired(Self.squeeze(piece)) {
                     if let last = tokens.last, !last.isPunctuation, lexicon.slurs[last.text + part] != nil {
                         tokens[tokens.count - 1].text = last.text + part
@@ -92,7 +114,7 @@ struct ModerationText: Sendable {
         }
     }
 
-    private func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) }
+    private func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) || scalar.value >= 0x80 && scalar.properties.isAlphabetic }
 
     /// "h4te" as "hate", "st00pid" as "stoopid"; a word of digits alone ("1931") is left alone.
     static func decodeLeet(_ word: String) -> String {
