@@ -11,9 +11,12 @@ struct ModerationReading {
     private var unquotedWords = 0
     /// Every word of the message, so a phrase whose first or last word is absent is ruled out at once.
     private let vocabulary: Set<String>
+    /// Capitalised words inside sentences: likely names of people.
+    private let names: Set<String>
 
     init(_ text: ModerationText) {
         words = text.tokens
+        names = text.names
         var start = 0
         for index in words.indices where index + 1 == words.count || words[index + 1].sentence != words[index].sentence {
             sentences.append(start..<(index + 1))
@@ -243,7 +246,8 @@ struct ModerationReading {
         if violentActs > 0 && !(targetsGroup && derogation != nil) {
             let addressed = range.contains { Self.secondPerson.contains(words[$0].text) }
             // Someone's body ("smash Tariq's face in") names a person even when the name is unknown.
-            let person = addressed || range.contains { Self.personObjects.contains(words[$0].text) || has($0, .otherGroup) || Self.bodyParts.contains(words[$0].text) }
+            let person = addressed || range.contains { Self.personObjects.contains(words[$0].text) || has($0, .otherGroup) || Self.bodyParts.contains(words[$0].text)
+                || names.contains(words[$0].text) && !has($0, .violentAct) }
             if threat && person && !narration {
                 // A threat against a third person blocks too (issue 14): HateCheck calls it
                 // non-hateful, but in a coaching chat it is harm announced, not an opinion.

@@ -16,9 +16,14 @@ struct ModerationToken: Sendable {
 struct ModerationText: Sendable {
     private(set) var tokens: [ModerationToken] = []
     private(set) var sentenceCount = 0
+    /// Words written with a capital inside a sentence ("hurt Jerome"), lower-cased: most likely
+    /// a person's name, which the lexicon cannot list, so a threat against them has a target.
+    private(set) var names: Set<String> = []
 
     init(_ message: String) {
-        var source = ModerationSpelling.plain(message).lowercased()
+        let plain = ModerationSpelling.plain(message)
+        names = Self.capitalisedWords(plain)
+        var source = plain.lowercased()
         if !source.utf8.allSatisfy({ $0 < 0x80 }) {
             source = source.folding(options: .diacriticInsensitive, locale: nil)
         }
@@ -112,6 +117,33 @@ struct ModerationText: Sendable {
                 }
             }
         }
+    }
+
+    /// Capitalised words that do not open a sentence, "I" and all-capital words left out.
+    static func capitalisedWords(_ text: String) -> Set<String> {
+        var found: Set<String> = []
+        var word = String.UnicodeScalarView()
+        var opensSentence = true
+        var wordOpensSentence = true
+        func flush() {
+            if let first = word.first, first.properties.isUppercase, !wordOpensSentence, word.count > 1,
+               word.dropFirst().contains(where: { $0.properties.isLowercase }) {
+                found.insert(String(word).lowercased())
+            }
+            word.removeAll()
+        }
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isAlphabetic || scalar == "'" && !word.isEmpty {
+                if word.isEmpty { wordOpensSentence = opensSentence }
+                word.append(scalar)
+                opensSentence = false
+            } else {
+                flush()
+                if scalar == "." || scalar == "!" || scalar == "?" || scalar == "\n" || scalar == "\"" || scalar == ":" { opensSentence = true }
+            }
+        }
+        flush()
+        return found
     }
 
     private func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) || scalar.value >= 0x80 && scalar.properties.isAlphabetic }
