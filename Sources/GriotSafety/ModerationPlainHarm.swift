@@ -7,6 +7,7 @@ enum ModerationPlainHarm {
     private static let telling: Set<String> = [
         "said", "says", "told", "tells", "remembered", "remembers", "recalled", "recalls", "described", "describes", "recounted", "recounts",
         "interview", "interviewer", "narrative", "archive", "recording", "account", "story", "wrote", "history", "novel", "character",
+        "call", "calling", "called", "saying",
     ]
     private static let teaching: Set<String> = ["explain", "lesson", "class", "training", "students", "teachers", "workshop", "module", "prevention", "warning", "signs", "friend", "someone", "classmate"]
     private static let firstPerson: Set<String> = ["i", "me", "my", "myself", "im"]
@@ -107,7 +108,8 @@ enum ModerationPlainHarm {
             let addressed = has(["you", "are"]) || words.first == "you" || has(["shut", "up"])
             // "Marta is a filthy animal": a person called an abusive noun; "this is a waste of time" is not.
             let called = words.indices.contains { index in
-                words[index] == "is" && words[index + 1..<min(words.count, index + 4)].contains { abuse.contains($0) && $0 != "waste" && $0 != "pathetic" }
+                words[index] == "is" && index + 1 < words.count && ["a", "an", "such"].contains(words[index + 1])
+                    && words[index + 1..<min(words.count, index + 4)].contains { abuse.contains($0) && $0 != "waste" && $0 != "pathetic" }
             }
             let abusive = words.indices.contains { abuse.contains(words[$0]) && (words[$0] != "waste" || (words.count > $0 + 2 && ["space", "oxygen", "air", "skin"].contains(words[$0 + 2]))) }
             if addressed || called, !present.contains("not"), abusive {

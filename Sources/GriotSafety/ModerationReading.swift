@@ -245,9 +245,14 @@ struct ModerationReading {
         }
         if violentActs > 0 && !(targetsGroup && derogation != nil) {
             let addressed = range.contains { Self.secondPerson.contains(words[$0].text) }
-            // Someone's body ("smash Tariq's face in") names a person even when the name is unknown.
-            let person = addressed || range.contains { Self.personObjects.contains(words[$0].text) || has($0, .otherGroup) || Self.bodyParts.contains(words[$0].text)
-                || names.contains(words[$0].text) && !has($0, .violentAct) }
+            var person = addressed || range.contains { Self.personObjects.contains(words[$0].text) || has($0, .otherGroup) }
+            // A third person is a threat's target when named after the act ("stab my coworker",
+            // "smash Tariq's face in": a body names a person even when the name is unknown);
+            // "if only someone would strangle those initiatives" has a person only as the doer.
+            let act = range.first { has($0, .violentAct) || bodilyHarm($0, in: range) } ?? range.lowerBound
+            let target = range.contains { $0 > act && (Self.personObjects.contains(words[$0].text) && words[$0].text != "someone" && words[$0].text != "somebody"
+                || Self.bodyParts.contains(words[$0].text) || names.contains(words[$0].text)) }
+            person = person || target
             if threat && person && !narration {
                 // A threat against a third person blocks too (issue 14): HateCheck calls it
                 // non-hateful, but in a coaching chat it is harm announced, not an opinion.
@@ -255,7 +260,7 @@ struct ModerationReading {
                 // speaker is the one "threatened"), "kill my brother for eating my cake".
                 let exasperation = range.contains { has($0, .violentAct) && text($0 + 1) == "me" }
                     || range.contains { text($0) == "for" && text($0 + 1).hasSuffix("ing") }
-                var score = addressed ? 0.9 : exasperation ? 0.7 : 0.85
+                var score = addressed ? 0.9 : exasperation || !target ? 0.7 : 0.85
                 if let cap = frame.cap { score = min(score, cap) }
                 raise(\.violence, score, addressed ? "threat of violence against the reader" : "threat or wish of violence against a person")
                 if addressed { raise(\.harassment, score, "threat against the reader") }

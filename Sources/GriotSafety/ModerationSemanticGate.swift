@@ -51,6 +51,13 @@ public struct ModerationSemanticGate: Sendable {
         "said", "says", "told", "tells", "remembered", "remembers", "recalled", "recalls", "described", "describes", "recounted", "recounts",
         "interview", "interviewer", "interviewed", "narrative", "narratives", "archive", "recording", "account", "story", "stories", "wrote",
         "survivors", "survived", "history", "documentary", "novel", "character", "contaba", "recordaba", "conto", "historia",
+        "call", "calling", "called", "saying", "say",
+    ]
+    /// Warmth: "I will embrace you and anyone like you" sits near the insult bank in static
+    /// vectors (the same pronouns and "people like you"), but is its opposite.
+    private static let warmth: Set<String> = [
+        "love", "loved", "embrace", "cherish", "respect", "admire", "proud", "support", "welcome", "thank", "thanks", "happy", "kind",
+        "beautiful", "amazing", "wonderful", "best", "great", "hug", "celebrate", "protect", "stand",
     ]
     /// A lesson or a question about helping someone else.
     private static let teaching: Set<String> = [
@@ -72,6 +79,9 @@ public struct ModerationSemanticGate: Sendable {
             if token.sentence != current { sentences.append([]); current = token.sentence }
             sentences[sentences.count - 1].append(token.text)
         }
+        // The rules already read this message's harsh words as quoted, reported or condemned:
+        // the semantic layer does not overrule them.
+        let framed = rules.reasons.contains { $0.contains("quotation") || $0.contains("reported") || $0.contains("condemned") || $0.contains("counter") }
         for words in sentences where words.count >= 2 {
             let present = Set(words)
             if !present.isDisjoint(with: Self.telling) || words.contains(where: Self.isYear) { continue }
@@ -89,14 +99,15 @@ public struct ModerationSemanticGate: Sendable {
                     result.reasons.append(String(format: "self-harm: close to a crisis statement (%.2f)", match.similarity))
                 }
             }
-            let denied = !present.isDisjoint(with: Self.denial)
-            if let match = passes(.threat), !denied, !present.contains("myself"), !present.isDisjoint(with: Self.intent), you || others || !me {
+            let denied = !present.isDisjoint(with: Self.denial) || framed
+            let warm = !present.isDisjoint(with: Self.warmth)
+            if let match = passes(.threat), !denied, !warm, !present.contains("myself"), !present.isDisjoint(with: Self.intent), you || others || !me {
                 result.violence = max(result.violence, Self.blockScore)
                 if you { result.harassment = max(result.harassment, Self.blockScore) }
                 result.reasons.append(String(format: "threat of harm to a person: close to a threat statement (%.2f)", match.similarity))
             }
             for kind in [ModerationSemantics.Kind.dehumanising, .insult] {
-                if let match = passes(kind), !denied, you || others || !me {
+                if let match = passes(kind), !denied, !warm, you || others || !me {
                     result.harassment = max(result.harassment, Self.blockScore)
                     result.reasons.append(String(format: "%@ aimed at a person: close to an abusive statement (%.2f)", kind == .insult ? "insult" : "dehumanising language", match.similarity))
                 }

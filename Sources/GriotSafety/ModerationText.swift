@@ -128,7 +128,9 @@ struct ModerationText: Sendable {
         func flush() {
             if let first = word.first, first.properties.isUppercase, !wordOpensSentence, word.count > 1,
                word.dropFirst().contains(where: { $0.properties.isLowercase }) {
-                found.insert(String(word).lowercased())
+                var name = String(word).lowercased()
+                if name.hasSuffix("'s") { name.removeLast(2) }
+                found.insert(name)
             }
             word.removeAll()
         }
