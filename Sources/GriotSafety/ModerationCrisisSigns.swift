@@ -49,7 +49,7 @@ enum ModerationCrisisSigns {
                       ["hope", "i", "never", "wake", "up"], ["sleep", "and", "never", "wake", "up"], ["sleep", "and", "not", "wake", "up"]])
         // "…disappear for good from social media", "tired of living in this flat": somewhere, not everywhere.
         add(.me, [["disappear", "for", "good"], ["disappear", "forever"], ["vanish", "forever"], ["vanish", "for", "good"],
-                  ["tired", "of", "living"], ["sick", "of", "living"], ["done", "with", "living"], ["done", "with", "life"]],
+                  ["tired", "of", "living"], ["sick", "of", "living"], ["done", "with", "living"], ["done", "with", "life"], ["done", "living"]],
             notFollowedBy: ["from", "off", "in", "with", "at", "like", "on", "under", "near", "here", "there", "admin", "paycheck"])
         add(.me, [["disappear", "from", "this", "world"], ["stop", "existing"], ["not", "want", "to", "exist"], ["tired", "of", "being", "alive"],
                   ["want", "it", "all", "to", "end"], ["want", "it", "all", "to", "stop"], ["want", "it", "all", "to", "be", "over"],

@@ -13,11 +13,11 @@ enum ModerationPlainHarm {
     private static let firstPerson: Set<String> = ["i", "me", "my", "myself", "im"]
     private static let thirdPerson: Set<String> = ["he", "she", "his", "her", "him", "they", "their", "them", "himself", "herself"]
 
-    private static let injuring: Set<String> = ["cut", "cutting", "burn", "burning", "scratch", "scratching", "hit", "hitting", "carve", "carving", "bite", "biting", "pick", "picking", "opening"]
-    private static let body: Set<String> = ["arm", "arms", "leg", "legs", "wrist", "wrists", "skin", "thigh", "thighs", "stomach", "hands", "hand", "body", "wounds", "scars"]
+    private static let injuring: Set<String> = ["punch", "punching", "cut", "cutting", "burn", "burning", "scratch", "scratching", "hit", "hitting", "carve", "carving", "bite", "biting", "pick", "picking", "opening"]
+    private static let body: Set<String> = ["myself", "knuckles", "arm", "arms", "leg", "legs", "wrist", "wrists", "skin", "thigh", "thighs", "stomach", "hands", "hand", "body", "wounds", "scars"]
     private static let ongoing: Set<String> = ["keep", "still", "again", "every", "until", "purpose", "nights", "always", "deeper", "most", "bleeds", "bleed", "daily"]
     private static let medication: Set<String> = ["insulin", "medication", "medications", "meds", "medicine", "pills", "tablets", "prescription", "antidepressants", "painkillers", "paracetamol", "acetaminophen", "ibuprofen", "sleeping"]
-    private static let stopping: Set<String> = ["stopped", "stop", "quit", "skipping", "skip", "skipped", "refilling", "refill", "taking"]
+    private static let stopping: Set<String> = ["stopped", "stop", "quit", "skipping", "skip", "skipped", "refilling", "refill", "taking", "taken", "take"]
     private static let onPurpose: Set<String> = ["purpose", "so", "die", "fade", "stops", "over", "end", "give", "gives"]
     private static let lethal: Set<String> = ["die", "lethal", "fatal", "deadly", "kill", "kills", "overdose", "breathing", "wake"]
     private static let leaving: Set<String> = ["leaving", "giving", "gave", "give", "leave", "have", "take", "look", "found", "after"]
@@ -27,12 +27,31 @@ enum ModerationPlainHarm {
         ["shame", "if", "something", "happened"], ["sleep", "with", "one", "eye", "open"], ["watch", "what", "happens"], ["see", "what", "happens", "to"],
         ["you", "will", "not", "see", "me", "coming"], ["your", "last", "one"], ["i", "know", "what", "car", "you", "drive"], ["i", "know", "your", "schedule"],
         ["been", "watching", "your"], ["i", "am", "watching", "you"], ["will", "pay", "for", "what", "you", "did"], ["hope", "i", "never", "find", "out", "where", "you", "live"],
+        ["end", "up", "in", "the", "river"], ["end", "up", "dead"], ["end", "up", "in", "a", "ditch"], ["end", "up", "in", "the", "hospital"], ["end", "up", "missing"],
         ["go", "die"], ["kill", "yourself"], ["hope", "you", "die"], ["you", "will", "die", "alone"], ["waiting", "outside", "your"],
     ]
     private static let abuse: Set<String> = [
         "scum", "leech", "coward", "trash", "garbage", "vermin", "parasite", "subhuman", "cockroach", "rat", "pig", "worm", "brainless",
-        "spineless", "waste", "pathetic", "worthless", "useless", "disgusting", "repulsive", "moron", "idiot", "loser", "animal", "filth", "filthy", "dumbest",
+        "spineless", "stain", "maggot", "waste", "pathetic", "worthless", "useless", "disgusting", "repulsive", "moron", "idiot", "loser", "animal", "filth", "filthy", "dumbest",
     ]
+
+    /// "…since I won't need it", "I won't be needing them anymore": something given up for
+    /// good, not for a while ("…won't need them after the move").
+    private static func neededNoLonger(_ words: [String]) -> Bool {
+        for index in words.indices where index + 3 < words.count && words[index] == "will" && words[index + 1] == "not" {
+            var cursor = index + 2
+            if words[cursor] == "be" { cursor += 1 }
+            guard cursor < words.count, ["need", "needing", "using", "use"].contains(words[cursor]) else { continue }
+            cursor += 1
+            if cursor < words.count, ["it", "them", "this", "that", "those", "these", "any", "my", "one"].contains(words[cursor]) { cursor += 1 }
+            if cursor < words.count, words[cursor] == "of" { cursor += 2 }
+            if cursor >= words.count { return true }
+            let next = words[cursor]
+            if ["anymore", "again", "where", "soon", "now", "much", "when", "once"].contains(next) { return true }
+            if next == "after", cursor + 1 < words.count, ["this", "tonight", "today", "tomorrow", "friday", "saturday", "sunday", "monday", "that", "i"].contains(words[cursor + 1]) { return true }
+        }
+        return false
+    }
 
     static func reading(_ text: ModerationText) -> ModerationResult {
         var result = ModerationResult()
@@ -60,9 +79,19 @@ enum ModerationPlainHarm {
                     selfHarm = "ongoing self-injury, said in the first person"
                 } else if !present.isDisjoint(with: stopping), ["insulin", "medication", "meds", "medicine"].contains(where: present.contains), !present.isDisjoint(with: onPurpose) {
                     selfHarm = "medication stopped on purpose"
-                } else if (has(["will", "not", "need"]) || has(["will", "not", "be", "around"]) || has(["will", "not", "be", "here"]) || has(["will", "not", "be", "using"])),
+                } else if (neededNoLonger(words) || has(["will", "not", "be", "around"]) || has(["will", "not", "be", "here"])),
                           !message.isDisjoint(with: leaving) {
                     selfHarm = "belongings left because they will not be needed"
+                } else if words.indices.contains(where: { ["punch", "punching", "hit", "hitting", "bang", "banging"].contains(words[$0]) && words[$0 + 1..<min(words.count, $0 + 4)].contains { ["wall", "walls", "head"].contains($0) } }),
+                          !present.isDisjoint(with: ongoing) {
+                    selfHarm = "ongoing self-injury, said in the first person"
+                } else if ["tracks", "train", "bridge", "cliff", "rooftop", "ledge"].contains(where: present.contains),
+                          has(["how", "quick"]) || has(["how", "fast"]) || has(["how", "easy"]) || has(["be", "over"]) {
+                    selfHarm = "a method weighed, said in the first person"
+                } else if has(["walk", "into", "the"]), ["sea", "ocean", "river", "lake"].contains(where: present.contains) {
+                    selfHarm = "walking into water, said in the first person"
+                } else if has(["final", "letters"]) || has(["final", "letter"]) || has(["suicide", "note"]) || has(["last", "letters"]) {
+                    selfHarm = "final letters written"
                 } else if (has(["whole", "bottle"]) || has(["handful", "of"])), !present.isDisjoint(with: medication) || present.contains("bleach") {
                     selfHarm = "an overdose taken"
                 } else if ["hidden", "hid", "counted", "stash", "drawer"].contains(where: present.contains), !present.isDisjoint(with: medication),
@@ -79,7 +108,9 @@ enum ModerationPlainHarm {
                     selfHarm = "a date chosen and a note written"
                 }
             }
-            if selfHarm == nil, has(["this", "is", "goodbye"]) || has(["do", "not", "blame", "yourselves"]) || has(["my", "last", "message"]) || has(["this", "is", "my", "last"]) {
+            let goodbye = words.indices.contains { words[$0] == "goodbye" && $0 >= 2 && words[$0 - 2] == "this" && words[$0 - 1] == "is" && ($0 + 1 == words.count || !["to", "for"].contains(words[$0 + 1])) }
+            if selfHarm == nil, goodbye || has(["do", "not", "blame", "yourselves"]) || has(["my", "last", "message"]) || has(["this", "is", "my", "last"])
+                || has(["nice", "knowing", "you"]) || has(["goodbye", "everyone"]) || has(["goodbye", "everybody"]) {
                 selfHarm = "a farewell"
             }
             // "someone's breathing" in a dose question is the asker's own, not a lesson's someone.

@@ -12,10 +12,11 @@ public struct ModerationSemanticGate: Sendable {
         public var dehumanising: Float
         public var insult: Float
         // Static vectors separate only coarsely: on the tuning file and cases.jsonl a benign
-        // first-person sentence reaches 0.81 to the self-harm bank ("I wish I wasn't here at this
-        // boring seminar"), an idiom 0.76 to the threat bank, 0.56 to the dehumanising and 0.64 to
-        // the insult bank; each line sits just above the highest benign line.
-        public static let calibrated = Thresholds(selfHarm: 0.82, threat: 0.77, dehumanising: 0.60, insult: 0.66)
+        // first-person sentence reaches 0.87 to the self-harm bank ("giving away my old clothes
+        // … since I won't need them after the move"), an idiom 0.76 to the threat bank, 0.56 to
+        // the dehumanising and 0.64 to the insult bank; each line sits just above the highest
+        // benign line, so the layer speaks only when a sentence nearly restates a prototype.
+        public static let calibrated = Thresholds(selfHarm: 0.88, threat: 0.77, dehumanising: 0.60, insult: 0.66)
 
         public init(selfHarm: Float, threat: Float, dehumanising: Float, insult: Float) {
             self.selfHarm = selfHarm

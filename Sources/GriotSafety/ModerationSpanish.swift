@@ -11,6 +11,7 @@ enum ModerationSpanish {
         ["tomo", "todas", "las", "pastillas"], ["tomarme", "todas"], ["tomar", "todas", "las", "pastillas"],
         ["guardando", "las", "pastillas"], ["guardando", "pastillas"], ["me", "corto"], ["cortarme"], ["me", "hago", "dano"], ["hacerme", "dano"],
         ["mi", "despedida"], ["nadie", "me", "va", "a", "extranar"], ["nadie", "me", "extranara"], ["cuando", "me", "muera"],
+        ["me", "voy", "a", "tirar"], ["tirarme", "del"], ["tirarme", "de"], ["cartas", "de", "despedida"],
         ["no", "le", "veo", "sentido", "a", "la", "vida"], ["sin", "sentido", "vivir"], ["no", "aguanto", "mas"],
     ]
     static let violentVerbs: Set<String> = ["matar", "golpear", "pegar", "romper", "partir", "apunalar", "disparar", "quemar", "ahorcar", "destrozar", "reventar", "acuchillar", "lastimar"]
@@ -29,7 +30,10 @@ enum ModerationSpanish {
             guard phrase.count <= words.count else { return false }
             return (0...(words.count - phrase.count)).contains { start in phrase.indices.allSatisfy { words[start + $0] == phrase[$0] } }
         }
-        if crisis.contains(where: contains) {
+        // "mañana me mato"; "me mato trabajando" (I work myself to death) is an idiom.
+        let killsSelf = words.indices.contains { words[$0] == "me" && $0 + 1 < words.count && words[$0 + 1] == "mato"
+            && ($0 + 2 == words.count || !(words[$0 + 2].hasSuffix("ando") || words[$0 + 2].hasSuffix("iendo"))) }
+        if killsSelf || crisis.contains(where: contains) {
             result.selfHarm = 0.9
             result.reasons.append("self-harm: first-person intent or act (Spanish)")
         }

@@ -99,6 +99,12 @@ struct ModerationText: Sendable {
             if spelt.contains("*") { spelt = ModerationSpelling.uncensored(spelt) }
             // "kms", "unalive", "sewerslide": the euphemism read as what it stands for ("12 kms" is a distance).
             let afterNumber = position > 0 && joined[position - 1].text.allSatisfy(\.isNumber)
+            // "ready to unalive", with no one named after it, is about the speaker.
+            if spelt == "unalive", position + 1 >= joined.count || joined[position + 1].isPunctuation
+                || !["me", "myself", "you", "yourself", "him", "her", "them", "everyone", "someone"].contains(joined[position + 1].text) {
+                for part in ["kill", "myself"] { tokens.append(ModerationToken(text: part, quoted: token.quoted, sentence: token.sentence, isPunctuation: false)) }
+                continue
+            }
             if !afterNumber, let meaning = ModerationSpelling.euphemisms[spelt] {
                 for part in meaning { tokens.append(ModerationToken(text: part, quoted: token.quoted, sentence: token.sentence, isPunctuation: false)) }
                 continue
