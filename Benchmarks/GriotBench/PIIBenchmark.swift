@@ -12,7 +12,7 @@ struct PIIBenchmark: AsyncParsableCommand {
         commandName: "pii",
         abstract: "PII scrubber accuracy and MB/s on pii-eval/pii_faker_seed905.jsonl, with peers.",
         discussion: "`pii` alone scores whole texts; `pii crafted` the crafted formats; `pii end-to-end` what a client of griot serve receives.",
-        subcommands: [PIICraftedBenchmark.self])
+        subcommands: [PIICraftedBenchmark.self, PIIEndToEndBenchmark.self])
 
     @Option(help: "The shared data folder (holds pii-eval/).")
     var data = "../shared/data"

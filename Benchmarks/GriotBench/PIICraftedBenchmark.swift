@@ -14,7 +14,8 @@ struct PIICraftedBenchmark: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Crafted files to score, each on its own.")
     var files = ["evals/pii/crafted-tuning.txt", "evals/pii/crafted-heldout.txt"]
 
-    @Flag(help: "Print every miss and every masked look-alike (use it on the tuning file only).")
+    // Not `--verbose`: the parent command `pii` has a flag of that name and would take it.
+    @Flag(name: .customLong("show-misses"), help: "Print every miss and every masked look-alike (the tuning file only).")
     var verbose = false
 
     func run() throws {
