@@ -1,68 +1,21 @@
 import Foundation
+import GriotText
 
 /// Spellings crafted to slip past a word list, read back as plain text before the moderator
-/// tokenises: compatibility forms (full-width "ｋｉｌｌ", ligatures) by NFKC, invisible format
-/// characters (zero-width spaces and joiners, soft hyphens) removed, Cyrillic and Greek
-/// look-alike letters folded to Latin, letters spelt out with dots or hyphens ("k.i.l.l",
-/// "s-u-i-c-i-d-e") joined, censored letters ("k*ll", "f***ing") filled in from the lexicon, and
-/// common euphemisms ("kms", "unalive", "sewerslide") read as what they stand for.
-///
-/// This is the moderator's own view. When the shared normalised view (`GriotText`, NFKC,
-/// confusables, span maps) is on this branch, `plain` should read from it instead.
+/// tokenises. The character-level work is the shared normalised view (`NormalizedText`,
+/// `.standard`: NFKC for full-width "ｋｉｌｌ" and ligatures, invisible format characters
+/// removed, digits of any script as ASCII, Cyrillic and Greek look-alikes folded where the text
+/// is Latin); on top of it, the moderator's own readings, tuned against HateCheck's spelling
+/// functionalities: letters spelt out with dots or hyphens ("k.i.l.l", "s-u-i-c-i-d-e") joined,
+/// censored letters ("k*ll", "f***ing") filled in from the lexicon, and common euphemisms
+/// ("kms", "unalive", "sewerslide") read as what they stand for.
 enum ModerationSpelling {
     /// The message with compatibility forms, invisible characters, look-alikes and spelt-out
     /// letters undone; ASCII text without a spelt-out run comes back unchanged (the common case).
     static func plain(_ message: String) -> String {
-        let ascii = message.utf8.allSatisfy { $0 < 0x80 }
-        var text = message
-        if !ascii {
-            text = text.precomposedStringWithCompatibilityMapping
-            text = foldedLookAlikes(text)
-        }
+        var text = message.utf8.allSatisfy { $0 < 0x80 } ? message : NormalizedText(message, options: .standard).text
         if hasSpeltOutRun(text) { text = joinedSpeltOut(text) }
         return text
-    }
-
-    /// Invisible characters people put inside words so the word is not seen: format characters
-    /// (zero-width space, joiners, soft hyphen, word joiner, BOM) and variation selectors.
-    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.generalCategory == .format || (0xFE00...0xFE0F).contains(scalar.value) || scalar.value == 0x034F
-    }
-
-    /// Cyrillic and Greek letters that look like Latin ones, in lower and upper case.
-    static let lookAlikes: [Unicode.Scalar: Unicode.Scalar] = {
-        let pairs: [(String, String)] = [
-            ("аеорсухіјѕԁһӏ", "aeopcyxijsdhl"), ("АВЕКМНОРСТХІЈЅ", "abekmhopctxijs"),
-            ("αοεικνρτυχ", "aoeikvptux"), ("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "abezhikmnoptyx"),
-            ("ёїќ", "eik"),
-        ]
-        var table: [Unicode.Scalar: Unicode.Scalar] = [:]
-        for (from, to) in pairs {
-            for (a, b) in zip(from.unicodeScalars, to.unicodeScalars) { table[a] = b }
-        }
-        return table
-    }()
-
-    /// Folds look-alikes word by word, and only in a word that mixes them with Latin letters or
-    /// is made of look-alikes alone: a real Russian or Greek word nearly always holds letters with
-    /// no Latin twin ("друг"), so it is left as written. Invisible characters are dropped.
-    static func foldedLookAlikes(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
-        var word: [Unicode.Scalar] = []
-        func flush() {
-            guard !word.isEmpty else { return }
-            let hasLatin = word.contains { $0.isASCII && $0.properties.isAlphabetic }
-            let foreign = word.filter { !$0.isASCII && $0.properties.isAlphabetic }
-            let fold = !foreign.isEmpty && (hasLatin || foreign.allSatisfy { lookAlikes[$0] != nil })
-            for scalar in word { out.append(fold ? lookAlikes[scalar] ?? scalar : scalar) }
-            word.removeAll(keepingCapacity: true)
-        }
-        for scalar in text.unicodeScalars {
-            if isInvisible(scalar) { continue }
-            if scalar.properties.isAlphabetic || scalar.properties.generalCategory == .nonspacingMark { word.append(scalar) } else { flush(); out.append(scalar) }
-        }
-        flush()
-        return String(out)
     }
 
     private static let spellingMarks: Set<UInt8> = [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_")]
