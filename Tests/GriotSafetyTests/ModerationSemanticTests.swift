@@ -33,3 +33,27 @@ struct ModerationSemanticTests {
         #expect(LocalModerator().classify("I want to end it all.").needsCrisisResponse)
     }
 }
+
+/// Issue 14's acceptance points that the stage meets, on the held-out files (figures only in
+/// the messages, never a line, so the files stay held out for whoever tunes next).
+struct ModerationHeldOutTests {
+    static func load(_ name: String) throws -> [ModerationTests.Case] {
+        let url = ModerationTests.casesURL.deletingLastPathComponent().appendingPathComponent(name)
+        return try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }
+            .map { try JSONDecoder().decode(ModerationTests.Case.self, from: Data($0.utf8)) }
+    }
+
+    @Test func everyHardHistoryLineOfTheHeldOutFileIsAllowed() throws {
+        let history = try Self.load("holdout.jsonl").filter { $0.category == "hard_history" }
+        let allowed = history.filter { ModerationTests.decision(ModerationSemanticTests.moderator.classify($0.text)) == "allow" }.count
+        #expect(history.count >= 30)
+        #expect(allowed == history.count, "\(allowed) of \(history.count) hard-history lines allowed")
+    }
+
+    @Test func atLeastNinetyPercentOfTheCraftedSpellingsAreCaught() throws {
+        let harmful = try Self.load("crafted.jsonl").filter { $0.expect != "allow" }
+        let caught = harmful.filter { ModerationTests.decision(ModerationSemanticTests.moderator.classify($0.text)) != "allow" }.count
+        #expect(harmful.count >= 40)
+        #expect(Double(caught) >= 0.9 * Double(harmful.count), "\(caught) of \(harmful.count) crafted harmful lines caught")
+    }
+}
