@@ -65,8 +65,9 @@ let package = Package(
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // The safety stages' scorers: moderation, PII, groundedness, copyright. They know text,
         // not turns; the pipeline runs them.
+        // GriotEmbedding for the moderator's semantic layer (MiniLM's word-piece vectors).
         .target(name: "GriotSafety", dependencies: [
-            "CPCRE2", "GriotText",
+            "CPCRE2", "GriotText", "GriotEmbedding",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         // The turn pipeline: context under a token budget, generation, streamed events, threads.

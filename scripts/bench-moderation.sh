@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The moderation stage against HateCheck and our own cases, with better_profanity (Python)
-# as the peer in the same run. Makes the peer's venv once (~/.cache/griot/moderation-venv,
+# The moderation stage against HateCheck, our own cases, the held-out and crafted-spelling
+# files (figures only) and the tuning file, with per-message p50/p95/p99 on one thread and
+# better_profanity (Python) as the peer in the same run. Makes the peer's venv once (~/.cache/griot/moderation-venv,
 # better_profanity pinned, no other dependencies), builds griot-bench in release mode, runs it.
 #
 #   scripts/bench-moderation.sh             # extra options go to griot-bench moderation

@@ -14,8 +14,26 @@ struct ModerationBenchmark: AsyncParsableCommand {
     @Option(help: "The shared data folder (hatecheck/test_suite_cases.csv).")
     var data = "../shared/data"
 
-    @Option(help: "Our own case set.")
+    @Option(help: "Our own case set (every failure is printed: these are not held out).")
     var cases = "evals/moderation/cases.jsonl"
+
+    @Option(help: "The held-out file: only figures per category are printed, never a line, so it can stay held out.")
+    var holdout = "evals/moderation/holdout.jsonl"
+
+    @Option(help: "The crafted-spelling file (held out too: figures only).")
+    var crafted = "evals/moderation/crafted.jsonl"
+
+    @Option(help: "The tuning file: thresholds and rules are set on it, so its failures are printed.")
+    var tuning = "evals/moderation/tuning.jsonl"
+
+    @Option(help: "The all-MiniLM-L6-v2 folder for the semantic layer (default: GRIOT_MODEL_DIR or ~/.cache/griot/models/all-MiniLM-L6-v2).")
+    var model: String?
+
+    @Flag(help: "Rules alone, without the semantic layer (the first-run configuration).")
+    var rulesOnly = false
+
+    @Flag(help: "Print each tuning and own-case line's closest prototype similarity per kind (for calibrating; never the held-out files).")
+    var similarities = false
 
     @Option(help: "Timed passes over the messages; the fastest counts.")
     var passes = 5
@@ -61,23 +79,34 @@ struct ModerationBenchmark: AsyncParsableCommand {
         let csvPath = data + "/hatecheck/test_suite_cases.csv"
         let suite = try Self.loadHateCheck(csvPath)
         print("HateCheck: \(suite.count) cases, \(suite.filter(\.hateful).count) hateful (\(csvPath))")
-        let moderator = LocalModerator()
+        let moderator: LocalModerator
+        if rulesOnly {
+            moderator = LocalModerator()
+            print("moderator: rules alone")
+        } else {
+            let folder = model.map { URL(fileURLWithPath: $0) } ?? ModerationSemantics.defaultModelFolder
+            let semantics = try ModerationSemantics(folder: folder)
+            moderator = LocalModerator(semantics: semantics)
+            print("moderator: rules and the semantic layer (\(semantics.prototypeCount) prototypes, static MiniLM vectors from \(folder.path))")
+        }
 
         let ours = Scores(suite, predicted: suite.map { moderator.classify($0.text).blocks })
         var peer: Scores?
         var peerMicroseconds: Double?
         var peerOwn: (right: Int, total: Int)?
-        let own = try Self.loadCases(cases)
+        var peerFiles: [String: [Bool]] = [:]
+        let ownForPeer = try Self.loadCases(cases)
 
         if let peerPython {
-            let object = try PeerProcess.object(python: peerPython, script: "-c", arguments: [Self.peerScript, csvPath, cases])
+            let object = try PeerProcess.object(python: peerPython, script: "-c", arguments: [Self.peerScript, csvPath, cases] + [holdout, crafted, tuning].filter { FileManager.default.fileExists(atPath: $0) })
             guard let flags = object["hatecheck"] as? [Bool], flags.count == suite.count, let ownFlags = object["own"] as? [Bool],
                   let seconds = object["seconds"] as? Double, let version = object["version"] as? String else {
                 throw ValidationError("the better_profanity peer printed an unexpected object; run scripts/bench-moderation.sh again")
             }
             peer = Scores(suite, predicted: flags)
             peerMicroseconds = seconds / Double(suite.count) * 1e6
-            peerOwn = (zip(own, ownFlags).filter { ($0.expect == "block") == $1 }.count, own.count)
+            peerOwn = (zip(ownForPeer, ownFlags).filter { ($0.expect == "block") == $1 }.count, ownForPeer.count)
+            peerFiles = object["files"] as? [String: [Bool]] ?? [:]
             print("peer: better_profanity \(version), \"contains profanity\" as the block decision")
         } else {
             print("peer skipped: pass --peer-python (scripts/bench-moderation.sh sets up better_profanity in a venv)")
@@ -103,29 +132,40 @@ struct ModerationBenchmark: AsyncParsableCommand {
             print("| \(functionality) | \(gold) | \(ours.accuracy(functionality)) | \(peer.map { $0.accuracy(functionality) + " |" } ?? "")")
         }
 
-        print("\nOur own cases (\(cases))")
-        var failures = 0
-        var perExpectation: [String: (right: Int, total: Int)] = [:]
-        for item in own {
-            let result = moderator.classify(item.text)
-            let got = result.needsCrisisResponse ? "crisis" : result.blocks ? "block" : "allow"
-            var entry = perExpectation[item.expect, default: (0, 0)]
-            entry.total += 1
-            if got == item.expect { entry.right += 1 } else {
-                failures += 1
-                print("  FAIL expected \(item.expect), got \(got): \(item.text)")
+        if similarities, let semantics = moderator.semantics {
+            for path in [tuning, cases] {
+                for item in try Self.loadCases(path) {
+                    let matches = semantics.matches(item.text)
+                    let figures = ModerationSemantics.Kind.allCases.map { String(format: "%@ %.2f", $0.rawValue, matches[$0]?.similarity ?? 0) }
+                    print("SIM \(item.expect) \(item.category ?? "") | \(figures.joined(separator: " ")) | \(item.text)")
+                }
             }
-            perExpectation[item.expect] = entry
         }
-        for (expect, entry) in perExpectation.sorted(by: { $0.key < $1.key }) { print("  \(expect): \(entry.right)/\(entry.total)") }
-        print("  griot: \(own.count - failures)/\(own.count) pass")
+
+        print("\nOur own cases (\(cases))")
+        let own = try Self.loadCases(cases)
+        Self.report(own, moderator: moderator, printFailures: true)
         if let peerOwn { print("  better_profanity (block when profane; no crisis routing): \(peerOwn.right)/\(peerOwn.total) agree on block or not") }
+        var files: [(name: String, cases: [Case])] = [("cases", own)]
+        for (name, path, printFailures) in [("held-out", holdout, false), ("crafted", crafted, false), ("tuning", tuning, true)] {
+            guard FileManager.default.fileExists(atPath: path) else { print("\n\(name): \(path) not found, skipped"); continue }
+            let loaded = try Self.loadCases(path)
+            print("\n\(name.capitalized) (\(path), \(loaded.count) lines\(printFailures ? "" : "; figures only, no line is printed"))")
+            Self.report(loaded, moderator: moderator, printFailures: printFailures)
+            if let flags = peerFiles[path], flags.count == loaded.count {
+                let harmful = zip(loaded, flags).filter { $0.0.expect != "allow" }
+                let benign = zip(loaded, flags).filter { $0.0.expect == "allow" }
+                print(String(format: "  better_profanity (peer, profane = caught): harmful caught %.3f (%d/%d), benign stopped %.3f (%d/%d)",
+                             Double(harmful.filter(\.1).count) / Double(max(1, harmful.count)), harmful.filter(\.1).count, harmful.count,
+                             Double(benign.filter(\.1).count) / Double(max(1, benign.count)), benign.filter(\.1).count, benign.count))
+            }
+            files.append((name, loaded))
+        }
 
         print("\nSpeed (one thread, best of \(passes) passes)")
         let suiteTexts = suite.map(\.text)
-        let ownTexts = own.map(\.text)
         let longReply = String(repeating: "My grandmother remembered the church on Fifth Street, the choir, and the night in 1958 when it burned. ", count: 8)
-        for (name, texts) in [("HateCheck messages", suiteTexts), ("own cases", ownTexts), ("800-character reply", [longReply])] {
+        for (name, texts) in [("HateCheck messages", suiteTexts), ("own cases", own.map(\.text)), ("800-character reply", [longReply])] {
             let seconds = Self.best(of: passes) {
                 var flagged = 0
                 for _ in 0..<(texts.count == 1 ? 2000 : 1) { for text in texts where moderator.classify(text).blocks { flagged += 1 } }
@@ -135,6 +175,73 @@ struct ModerationBenchmark: AsyncParsableCommand {
             print(String(format: "  griot %@: %.1f µs per message", name, seconds / count * 1e6))
         }
         if let peerMicroseconds { print(String(format: "  better_profanity HateCheck messages: %.1f µs per message", peerMicroseconds)) }
+
+        // Each message timed on its own, after one untimed pass (the lexicon and the vectors are
+        // loaded lazily): the per-message distribution the p95 target is about.
+        let everyMessage = suiteTexts + files.flatMap { $0.cases.map(\.text) }
+        for text in everyMessage { _ = moderator.classify(text) }
+        var microseconds: [Double] = []
+        microseconds.reserveCapacity(everyMessage.count * passes)
+        for _ in 0..<max(1, passes) {
+            for text in everyMessage {
+                let start = ContinuousClock.now
+                let result = moderator.classify(text)
+                let elapsed = ContinuousClock.now - start
+                if result.selfHarm < -1 { print(result) }
+                microseconds.append(Double(elapsed.components.seconds) * 1e6 + Double(elapsed.components.attoseconds) / 1e12)
+            }
+        }
+        microseconds.sort()
+        func percentile(_ p: Double) -> Double { microseconds[min(microseconds.count - 1, Int(p * Double(microseconds.count)))] }
+        print(String(format: "  per message, one thread, %d timings (HateCheck and every file above, %d passes): p50 %.1f µs, p95 %.1f µs, p99 %.1f µs, max %.1f µs",
+                     microseconds.count, passes, percentile(0.50), percentile(0.95), percentile(0.99), microseconds.last ?? 0))
+    }
+
+    /// The pipeline's decision for one message: crisis first, then block, else allow.
+    static func decision(_ result: ModerationResult) -> String {
+        result.needsCrisisResponse ? "crisis" : result.blocks ? "block" : "allow"
+    }
+
+    /// Figures per category of a case file: for harmful categories the share routed as expected
+    /// (and the share caught at all, crisis or block), for benign ones the share wrongly stopped.
+    static func report(_ cases: [Case], moderator: LocalModerator, printFailures: Bool) {
+        struct Tally { var right = 0, caught = 0, total = 0 }
+        var byCategory: [String: Tally] = [:]
+        var order: [String] = []
+        var harmful = Tally(), benign = Tally()
+        for item in cases {
+            let got = decision(moderator.classify(item.text))
+            let category = item.category ?? item.expect
+            if byCategory[category] == nil { order.append(category) }
+            var tally = byCategory[category, default: Tally()]
+            tally.total += 1
+            if got == item.expect { tally.right += 1 }
+            if got != "allow" { tally.caught += 1 }
+            byCategory[category] = tally
+            if item.expect == "allow" {
+                benign.total += 1
+                if got == "allow" { benign.right += 1 } else { benign.caught += 1 }
+            } else {
+                harmful.total += 1
+                if got == item.expect { harmful.right += 1 }
+                if got != "allow" { harmful.caught += 1 }
+            }
+            if printFailures && got != item.expect { print("  FAIL expected \(item.expect), got \(got): \(item.text)") }
+        }
+        print("| category | expected | as expected | caught (crisis or block) |")
+        print("|---|---|---|---|")
+        for category in order {
+            let tally = byCategory[category]!
+            let expect = cases.first { ($0.category ?? $0.expect) == category }?.expect ?? ""
+            print(String(format: "| %@ | %@ | %.3f (%d/%d) | %d |", category, expect, Double(tally.right) / Double(tally.total), tally.right, tally.total, tally.caught))
+        }
+        if harmful.total > 0 {
+            print(String(format: "  harmful routed as expected %.3f (%d/%d), caught %.3f (%d/%d)", Double(harmful.right) / Double(harmful.total), harmful.right, harmful.total,
+                         Double(harmful.caught) / Double(harmful.total), harmful.caught, harmful.total))
+        }
+        if benign.total > 0 {
+            print(String(format: "  benign wrongly stopped %.3f (%d/%d)", Double(benign.caught) / Double(benign.total), benign.caught, benign.total))
+        }
     }
 
     static func best(of passes: Int, _ body: () -> Int) -> Double {
@@ -153,6 +260,7 @@ struct ModerationBenchmark: AsyncParsableCommand {
     struct Case: Decodable {
         var text: String
         var expect: String
+        var category: String?
     }
 
     static func loadCases(_ path: String) throws -> [Case] {
@@ -216,7 +324,11 @@ with open(sys.argv[2], encoding="utf-8") as f:
 start = time.perf_counter()
 flags = [profanity.contains_profanity(text) for text in suite]
 seconds = time.perf_counter() - start
+files = {}
+for path in sys.argv[3:]:
+    with open(path, encoding="utf-8") as f:
+        files[path] = [profanity.contains_profanity(json.loads(line)["text"]) for line in f if line.strip()]
 print(json.dumps({"version": version("better_profanity"), "hatecheck": flags, "seconds": seconds,
-                  "own": [profanity.contains_profanity(text) for text in own]}))
+                  "own": [profanity.contains_profanity(text) for text in own], "files": files}))
 """#
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 @_spi(Benchmark) import GriotSafety
+import GriotText
 
 /// The PII scrubber, measured: span-level scores on the labelled Faker set (exact and overlap
 /// precision and recall per type, the full-mask rate per type and format, over-masking per
@@ -9,7 +10,9 @@ import Foundation
 struct PIIBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pii",
-        abstract: "PII scrubber accuracy and MB/s on pii-eval/pii_faker_seed905.jsonl, with peers.")
+        abstract: "PII scrubber accuracy and MB/s on pii-eval/pii_faker_seed905.jsonl, with peers.",
+        discussion: "`pii` alone scores whole texts; `pii crafted` the crafted formats; `pii end-to-end` what a client of griot serve receives.",
+        subcommands: [PIICraftedBenchmark.self, PIIEndToEndBenchmark.self])
 
     @Option(help: "The shared data folder (holds pii-eval/).")
     var data = "../shared/data"
@@ -261,7 +264,10 @@ struct FoundationRegexPeer {
         email = try NSRegularExpression(pattern: PIIPatterns.email)
     }
 
-    func matches(in text: String) -> [PIIMatch] {
+    func matches(in original: String) -> [PIIMatch] {
+        // The same normalised view the scrubber reads, so the engines see the same bytes.
+        let view = NormalizedText(original, options: .pii)
+        let text = view.text
         let string = text as NSString
         let whole = NSRange(location: 0, length: string.length)
         // UTF-16 offsets to UTF-8 byte offsets, for the shared checks.
@@ -290,6 +296,6 @@ struct FoundationRegexPeer {
                 searchFrom = max(searchFrom, found.range.location + found.range.length)
             }
         }
-        return scrubber.matches(in: text, numeric: numericCandidates, emails: emailCandidates)
+        return scrubber.matches(in: view, numeric: numericCandidates, emails: emailCandidates)
     }
 }

@@ -47,10 +47,13 @@ final class PacedModelStub: Sendable {
         self.port = listener.localAddress?.port ?? 0
     }
 
-    static func start(pieces: [String], pace: Double, model: String = "stub-model",
+    /// `replies` gives some markers their own reply (the PII benchmark streams each labelled text
+    /// to the chat that asked for it); every other request gets `pieces`.
+    static func start(pieces: [String], pace: Double, model: String = "stub-model", replies: [String: [String]] = [:],
                       group: any EventLoopGroup) async throws -> PacedModelStub {
         let journal = Journal()
         let script = Script(pieces: pieces, pace: pace, model: model)
+        let scripts = replies.mapValues { Script(pieces: $0, pace: pace, model: model) }
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 4096)
@@ -58,7 +61,7 @@ final class PacedModelStub: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(PacedReplyHandler(script: script, journal: journal))
+                    try channel.pipeline.syncOperations.addHandler(PacedReplyHandler(script: script, scripts: scripts, journal: journal))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -141,7 +144,10 @@ private final class PacedReplyHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    private let script: PacedModelStub.Script
+    private let defaultScript: PacedModelStub.Script
+    private let scripts: [String: PacedModelStub.Script]
+    /// The script of the reply being sent.
+    private var script: PacedModelStub.Script
     private let journal: PacedModelStub.Journal
     private var body = ByteBuffer()
     private var keepAlive = true
@@ -149,7 +155,9 @@ private final class PacedReplyHandler: ChannelInboundHandler {
     /// Bumped for every reply, so a tick scheduled for an earlier one does nothing.
     private var generation = 0
 
-    init(script: PacedModelStub.Script, journal: PacedModelStub.Journal) {
+    init(script: PacedModelStub.Script, scripts: [String: PacedModelStub.Script] = [:], journal: PacedModelStub.Journal) {
+        self.defaultScript = script
+        self.scripts = scripts
         self.script = script
         self.journal = journal
     }
@@ -169,7 +177,9 @@ private final class PacedReplyHandler: ChannelInboundHandler {
     private func begin(context: ChannelHandlerContext) {
         let arrived = NIODeadline.now()
         generation += 1
-        reply = .init(marker: Self.marker(in: body) ?? "unmarked-\(arrived.uptimeNanoseconds)", arrived: arrived.uptimeNanoseconds,
+        let marker = Self.marker(in: body)
+        script = marker.flatMap { scripts[$0] } ?? defaultScript
+        reply = .init(marker: marker ?? "unmarked-\(arrived.uptimeNanoseconds)", arrived: arrived.uptimeNanoseconds,
                       sent: [], completed: false)
         reply?.sent.reserveCapacity(script.tokens.count)
         journal.began()

@@ -30,6 +30,8 @@ struct StreamingChatClient: Sendable {
         var headers: [(String, String)] = []
         var body: [UInt8] = []
         var dialect: Dialect
+        /// Keep the reply's text in the outcome (the PII benchmark aligns it with its labels).
+        var keepsText = false
     }
 
     /// What one chat saw. Times are `NIODeadline` nanoseconds; nil when it did not happen.
@@ -44,6 +46,8 @@ struct StreamingChatClient: Sendable {
         var firstText: String?
         var textBytes = 0
         var textEvents = 0
+        /// The reply's text as received, delta by delta (kept when the chat asks for it).
+        var text = ""
         var errorEvents: [String] = []
         var sawDone = false
         /// The `status` of griot's `done` event (complete, stopped, failed).
@@ -197,6 +201,7 @@ private final class ChatStreamHandler: ChannelInboundHandler {
     private func received(text: String, startedAt: UInt64) {
         outcome.textEvents += 1
         outcome.textBytes += text.utf8.count
+        if chat.keepsText { outcome.text += text }
         if outcome.firstTextAt == nil {
             outcome.firstTextAt = startedAt
             outcome.firstText = text

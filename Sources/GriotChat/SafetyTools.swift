@@ -22,9 +22,12 @@ public struct SafetyTools: Sendable {
     public var copyright: CopyrightCheck
 
     public init(moderator: (any Moderator)? = nil, scrubber: PIIScrubber? = try? PIIScrubber(),
-                embed: (@Sendable ([String]) -> [[Float]])? = nil, copyright: CopyrightCheck = CopyrightCheck()) {
+                embed: (@Sendable ([String]) -> [[Float]])? = nil, copyright: CopyrightCheck = CopyrightCheck(),
+                semantics: ModerationSemantics? = nil) {
+        // The semantic layer reads what people write (input moderation); replies are checked
+        // by the rules alone, sentence by sentence as they stream.
         local = LocalModerator()
-        self.moderator = moderator ?? local
+        self.moderator = moderator ?? LocalModerator(semantics: semantics)
         self.scrubber = scrubber
         groundedness = GroundednessScorer(embed: embed)
         self.copyright = copyright
@@ -34,7 +37,10 @@ public struct SafetyTools: Sendable {
     /// set, and the archive's embedder for groundedness.
     public static func standard(embedder: SentenceEmbedder?, environment: [String: String]) -> SafetyTools {
         let remote = RemoteModerationConfiguration.fromEnvironment(environment).map { RemoteModerator(configuration: $0) as any Moderator }
-        return SafetyTools(moderator: remote, embed: embedding(embedder))
+        // The moderator's semantic layer reads the same model folder as the embedder; without
+        // the model (no embedder) the rules answer alone.
+        let semantics = embedder == nil ? nil : try? ModerationSemantics(folder: ModerationSemantics.defaultModelFolder)
+        return SafetyTools(moderator: remote, embed: embedding(embedder), semantics: semantics)
     }
 
     /// The embedder as the groundedness scorer takes it, with a cache: the scorer embeds the

@@ -40,16 +40,16 @@ enum ModerationCrisisSigns {
         // Others better off: "everyone would be better off if I…", "the world is better without me".
         add(.others, [["better", "without", "me"], ["better", "off", "with", "me", "gone"], ["happier", "without", "me"], ["easier", "without", "me"]])
         add(.others, [["better", "off", "if", "i"], ["better", "off", "when", "i"], ["better", "off", "once", "i"], ["happier", "if", "i"],
-                      ["happier", "when", "i"], ["easier", "if", "i"], ["easier", "for", "everyone", "if", "i"]], then: gone)
+                      ["happier", "when", "i"], ["easier", "if", "i"], ["easier", "for", "everyone", "if", "i"], ["better", "if", "i"], ["better", "once", "i"]], then: gone)
         // Wishing not to be.
         add(.anyone, [["wish", "i", "was", "not", "here"], ["wish", "i", "were", "not", "here"]], notFollowedBy: placeAfterHere)
         add(.anyone, [["wish", "i", "was", "not", "alive"], ["wish", "i", "were", "not", "alive"], ["wish", "i", "was", "never", "born"],
                       ["wish", "i", "were", "never", "born"], ["wish", "i", "had", "never", "been", "born"], ["wish", "i", "could", "disappear"],
                       ["wish", "i", "would", "not", "wake", "up"], ["wish", "i", "could", "sleep", "forever"], ["hope", "i", "do", "not", "wake", "up"],
-                      ["hope", "i", "never", "wake", "up"], ["sleep", "and", "never", "wake", "up"]])
+                      ["hope", "i", "never", "wake", "up"], ["sleep", "and", "never", "wake", "up"], ["sleep", "and", "not", "wake", "up"]])
         // "…disappear for good from social media", "tired of living in this flat": somewhere, not everywhere.
         add(.me, [["disappear", "for", "good"], ["disappear", "forever"], ["vanish", "forever"], ["vanish", "for", "good"],
-                  ["tired", "of", "living"], ["sick", "of", "living"], ["done", "with", "living"], ["done", "with", "life"]],
+                  ["tired", "of", "living"], ["sick", "of", "living"], ["done", "with", "living"], ["done", "with", "life"], ["done", "living"]],
             notFollowedBy: ["from", "off", "in", "with", "at", "like", "on", "under", "near", "here", "there", "admin", "paycheck"])
         add(.me, [["disappear", "from", "this", "world"], ["stop", "existing"], ["not", "want", "to", "exist"], ["tired", "of", "being", "alive"],
                   ["want", "it", "all", "to", "end"], ["want", "it", "all", "to", "stop"], ["want", "it", "all", "to", "be", "over"],
@@ -67,7 +67,8 @@ enum ModerationCrisisSigns {
         add(.anyone, [["reason", "to", "keep", "going"], ["reason", "to", "go", "on"], ["reason", "to", "carry", "on"],
                       ["point", "in", "going", "on"], ["point", "going", "on"], ["point", "to", "living"], ["point", "in", "being", "alive"],
                       ["reason", "to", "be", "alive"], ["reason", "to", "stay", "alive"], ["point", "in", "living"], ["point", "living"],
-                      ["point", "in", "life"], ["reason", "to", "live"], ["reason", "for", "living"], ["point", "in", "trying"]],
+                      ["point", "in", "life"], ["reason", "to", "live"], ["reason", "for", "living"], ["point", "in", "trying"],
+                      ["reason", "for", "me", "to", "be", "here"], ["reason", "for", "me", "to", "stay"], ["reason", "to", "stay"]],
             needsNegation: true, notFollowedBy: continuations)
         // Arrangements "in case I'm not around" (but "…around when the parcel comes" is an errand).
         add(.anyone, [["in", "case", "i", "am", "not", "around"], ["in", "case", "i", "am", "not", "here"], ["in", "case", "i", "do", "not", "make", "it"],

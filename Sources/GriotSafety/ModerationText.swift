@@ -16,9 +16,14 @@ struct ModerationToken: Sendable {
 struct ModerationText: Sendable {
     private(set) var tokens: [ModerationToken] = []
     private(set) var sentenceCount = 0
+    /// Words written with a capital inside a sentence ("hurt Jerome"), lower-cased: most likely
+    /// a person's name, which the lexicon cannot list, so a threat against them has a target.
+    private(set) var names: Set<String> = []
 
     init(_ message: String) {
-        var source = message.lowercased()
+        let plain = ModerationSpelling.plain(message)
+        names = Self.capitalisedWords(plain)
+        var source = plain.lowercased()
         if !source.utf8.allSatisfy({ $0 < 0x80 }) {
             source = source.folding(options: .diacriticInsensitive, locale: nil)
         }
@@ -36,6 +41,16 @@ struct ModerationText: Sendable {
             let previous = index > 0 ? scalars[index - 1] : " "
             switch scalar {
             case "a"..."z", "0"..."9":
+                word.unicodeScalars.append(scalar)
+            case "*" where isLetter(previous) || isLetter(next):
+                // "f***ing", "k*ll": a censored letter, resolved against the lexicon below.
+                word.unicodeScalars.append(scalar)
+            case "!" where isLetter(previous) && (isLetter(next) || next == "*"):
+                // "sh!t", "d!e": an i written as "!".
+                word.unicodeScalars.append("i")
+            case _ where scalar.value >= 0x80 && scalar.properties.isAlphabetic:
+                // Letters of every script stay inside their word ("Łukasiewicz", "matarte"),
+                // so one non-ASCII letter no longer hides a word.
                 word.unicodeScalars.append(scalar)
             case "@", "$":
                 // Leetspeak for a and s only when inside or at the edge of a word.
@@ -78,9 +93,27 @@ struct ModerationText: Sendable {
         }
 
         let lexicon = ModerationLexicon.shared
-        for token in joined {
+        for (position, token) in joined.enumerated() {
             if token.isPunctuation { tokens.append(token); continue }
-            for piece in Self.expand(Self.decodeLeet(token.text)) {
+            var spelt = Self.decodeLeet(token.text)
+            if spelt.contains("*") { spelt = ModerationSpelling.uncensored(spelt) }
+            // "kms", "unalive", "sewerslide": the euphemism read as what it stands for ("12 kms" is a distance).
+            let afterNumber = position > 0 && joined[position - 1].text.allSatisfy(\.isNumber)
+            // "ready to unalive", with no one named after it, is about the speaker.
+            if spelt == "unalive", position + 1 >= joined.count || joined[position + 1].isPunctuation
+                || !["me", "myself", "you", "yourself", "him", "her", "them", "everyone", "someone"].contains(joined[position + 1].text) {
+                for part in ["kill", "myself"] { tokens.append(ModerationToken(text: part, quoted: token.quoted, sentence: token.sentence, isPunctuation: false)) }
+                continue
+            }
+            if !afterNumber, let meaning = ModerationSpelling.euphemisms[spelt] {
+                for part in meaning { tokens.append(ModerationToken(text: part, quoted: token.quoted, sentence: token.sentence, isPunctuation: false)) }
+                continue
+            }
+            if spelt == "slide", let last = tokens.last, last.text == "sewer" {
+                tokens[tokens.count - 1].text = "suicide"
+                continue
+            }
+            for piece in Self.expand(spelt) {
                 for part in lexicon.repaired(Self.squeeze(piece)) {
                     if let last = tokens.last, !last.isPunctuation, lexicon.slurs[last.text + part] != nil {
                         tokens[tokens.count - 1].text = last.text + part
@@ -92,7 +125,36 @@ struct ModerationText: Sendable {
         }
     }
 
-    private func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) }
+    /// Capitalised words that do not open a sentence, "I" and all-capital words left out.
+    static func capitalisedWords(_ text: String) -> Set<String> {
+        var found: Set<String> = []
+        var word = String.UnicodeScalarView()
+        var opensSentence = true
+        var wordOpensSentence = true
+        func flush() {
+            if let first = word.first, first.properties.isUppercase, !wordOpensSentence, word.count > 1,
+               word.dropFirst().contains(where: { $0.properties.isLowercase }) {
+                var name = String(word).lowercased()
+                if name.hasSuffix("'s") { name.removeLast(2) }
+                found.insert(name)
+            }
+            word.removeAll()
+        }
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isAlphabetic || scalar == "'" && !word.isEmpty {
+                if word.isEmpty { wordOpensSentence = opensSentence }
+                word.append(scalar)
+                opensSentence = false
+            } else {
+                flush()
+                if scalar == "." || scalar == "!" || scalar == "?" || scalar == "\n" || scalar == "\"" || scalar == ":" { opensSentence = true }
+            }
+        }
+        flush()
+        return found
+    }
+
+    private func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) || scalar.value >= 0x80 && scalar.properties.isAlphabetic }
 
     /// "h4te" as "hate", "st00pid" as "stoopid"; a word of digits alone ("1931") is left alone.
     static func decodeLeet(_ word: String) -> String {

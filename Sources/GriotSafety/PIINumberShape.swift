@@ -124,17 +124,29 @@ struct PIINumberShape {
         return false
     }
 
-    /// Written the way cards are: all digits, or 4-4-4-4(-3), 4-6-5 (Amex), 4-6-4 (Diners).
+    /// Written the way cards are: all digits, or 4-4-4-4(-3), 4-6-5 (Amex), 4-6-4 (Diners), with
+    /// spaces, dashes or dots ("4111.1111.1111.1111"), or one digit at a time.
     var hasCardLayout: Bool {
-        guard (13...19).contains(digitCount), hasOneSeparatorKind, !hasDot else { return false }
+        guard (13...19).contains(digitCount), hasOneSeparatorKind else { return false }
         return groupCount == 1 || hasGroups([4, 4, 4, 4]) || hasGroups([4, 6, 5]) || hasGroups([4, 6, 4])
-            || hasGroups([4, 4, 4, 4, 3])
+            || hasGroups([4, 4, 4, 4, 3]) || isDigitByDigit
     }
 
-    /// 3-2-4 with dashes or spaces, or 9 plain digits.
+    /// One digit a group, seven or more of them ("4 1 5 5 5 5 0 1 3 2"): a number read out one
+    /// digit at a time, judged as if it were written without separators.
+    var isDigitByDigit: Bool { groupCount >= 7 && groupCount == digitCount && hasOneSeparatorKind }
+
+    /// "00" and a country code in place of "+" ("0044 20 7946 0958", "00 353 1 555 0199"), with
+    /// spaces or nothing between the groups (an order number "00-1234-5678" is not one).
+    var hasInternationalPrefix: Bool {
+        guard digitCount >= 10, prefix(2) == 0, prefix(3) != 0, !hasDash, !hasDot else { return false }
+        return groupCount == 1 || length(ofGroup: 0) <= 5
+    }
+
+    /// 3-2-4 with dashes or spaces, or 9 plain digits (or read out one at a time).
     var hasSSNLayout: Bool {
         guard hasOneSeparatorKind, !hasDot else { return false }
-        return hasGroups([3, 2, 4]) || (groupCount == 1 && digitCount == 9)
+        return hasGroups([3, 2, 4]) || ((groupCount == 1 || isDigitByDigit) && digitCount == 9)
     }
 
     /// Issued SSN ranges: area 001–899 but not 666, group 01–99, serial 0001–9999.
@@ -150,6 +162,17 @@ struct PIINumberShape {
         return area != 0 && area != 666 && area < 900 && group != 0 && serial != 0
     }
 
+    /// An IPv4 address with a prefix length, "10.0.0.0/8" (the run takes the "/8" in).
+    var isIPv4WithPrefixLength: Bool {
+        guard hasDot, hasDash, !hasSpace, !hasPlus, !hasParenthesis, groupCount == 5, (0..<4).allSatisfy({ length(ofGroup: $0) <= 3 })
+        else { return false }
+        var slash = range.upperBound - 1
+        while slash > range.lowerBound && bytes[slash] != UInt8(ascii: "/") { slash -= 1 }
+        let values = groupValues()
+        return bytes[slash] == UInt8(ascii: "/") && slash > range.lowerBound && values.prefix(4).allSatisfy { $0 <= 255 }
+            && values[4] <= 32 && bytes[range.lowerBound..<slash].allSatisfy { $0 == UInt8(ascii: ".") || ($0 >= 0x30 && $0 <= 0x39) }
+    }
+
     /// Four dotted groups of 1–3 digits, each at most 255.
     var isIPv4Layout: Bool {
         guard hasDot, !hasSpace, !hasDash, !hasPlus, !hasParenthesis, groupCount == 4, digitCount <= 12 else { return false }
@@ -159,7 +182,7 @@ struct PIINumberShape {
     /// North American layouts: (412) 555-0187, 412-555-0187, 412.555.0187, +1 412 555 0187,
     /// 1-800-555-0187, 4125550187, 14125550187.
     var hasNANPLayout: Bool {
-        if groupCount == 1 { return !hasPlus && (digitCount == 10 || (digitCount == 11 && prefix(1) == 1)) }
+        if groupCount == 1 || isDigitByDigit { return !hasPlus && (digitCount == 10 || (digitCount == 11 && prefix(1) == 1)) }
         if hasGroups([3, 3, 4]) { return !hasPlus }
         if hasGroups([1, 3, 3, 4]) { return prefix(1) == 1 }
         return false
@@ -172,8 +195,16 @@ struct PIINumberShape {
     /// two digits, as in "03069 12345", "(02)55501234", "04 72 10 33 81", "52-5550-1234").
     var hasInternationalLayout: Bool {
         if hasPlus { return (8...15).contains(digitCount) && lastGroupLength >= 2 }
-        if hasDot { return groupCount == 3 && shortestGroup >= 2 && (9...11).contains(digitCount) }
+        if hasInternationalPrefix { return (10...17).contains(digitCount) && lastGroupLength >= 2 }
+        if hasDot {
+            // "412.555.0187"-like, or the French "01.42.68.53.00".
+            return groupCount == 3 && shortestGroup >= 2 && (9...11).contains(digitCount)
+                || hasGroups([2, 2, 2, 2, 2]) && prefix(1) == 0
+        }
         guard (9...12).contains(digitCount) && shortestGroup >= 2 else { return false }
+        // "00" starts an international number ("0044 …", taken above), never a national one:
+        // "00-1234-5678" is a lot or order number.
+        if prefix(2) == 0 { return false }
         // Without a trunk "0" or an area code in parentheses, only a short layout ending in four
         // or more digits ("21 3456-7890"), so a list like "112 115 118" stays a list.
         let first = bytes[range.lowerBound]

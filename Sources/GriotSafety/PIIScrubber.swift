@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import GriotText
 
 public enum PIIType: String, Codable, Sendable, CaseIterable {
     case phone = "PHONE", email = "EMAIL", address = "ADDRESS", ssn = "SSN", creditCard = "CREDIT_CARD", ipv4 = "IPV4"
@@ -36,25 +37,55 @@ public struct PIIMatch: Sendable, Equatable {
 public final class PIIScrubber: @unchecked Sendable {
     private let numeric: PIIRegex
     private let email: PIIRegex
+    private let worded: PIIRegex
+    private let wordedCues: [[UInt8]]
 
     public init() throws {
         numeric = try PIIRegex(PIIPatterns.numeric)
         email = try PIIRegex(PIIPatterns.email)
+        worded = try PIIRegex(PIIPatterns.wordedAddress)
+        wordedCues = PIIPatterns.wordedAddressCues.map { Array($0.utf8) }
     }
 
-    /// Every PII value in `text`, sorted by start, non-overlapping.
+    /// Every PII value in `text`, sorted by start, non-overlapping. The patterns read the text's
+    /// normalised view (`NormalizedText.Options.pii`: full-width and Arabic-Indic digits, zero-width
+    /// characters, "at … dot", spelled-out digits); ranges and values are the original's.
     public func matches(in text: String) -> [PIIMatch] {
         withUTF8(text) { bytes in
-            let found = scan(bytes)
+            let found = candidates(in: text, bytes: bytes)
             return Self.publicMatches(found, in: bytes)
         }
+    }
+
+    /// Candidates as byte ranges of `text` (whose UTF-8 is `bytes`), found on its normalised view.
+    private func candidates(in text: String, bytes: UnsafeBufferPointer<UInt8>) -> [Candidate] {
+        let view = NormalizedText(text, options: .pii)
+        if view.isUnchanged { return scan(bytes) }
+        return Self.original(withUTF8(view.text) { scan($0) }, of: view)
+    }
+
+    /// Candidates found on a view, moved back onto its original: a span touching a rewritten
+    /// character covers all of it; spans that then touch are merged.
+    private static func original(_ found: [Candidate], of view: NormalizedText) -> [Candidate] {
+        var mapped: [Candidate] = []
+        mapped.reserveCapacity(found.count)
+        for candidate in found {
+            var range = view.originalUTF8Range(of: candidate.range)
+            if let last = mapped.last, last.range.upperBound > range.lowerBound {
+                range = min(last.range.lowerBound, range.lowerBound)..<max(last.range.upperBound, range.upperBound)
+                mapped[mapped.count - 1].range = range
+                continue
+            }
+            mapped.append(Candidate(type: candidate.type, range: range))
+        }
+        return mapped
     }
 
     /// Replaces every match whose key is not in `shared` with "[PHONE]", "[EMAIL]", ... ; returns
     /// the new text and what was masked.
     public func scrub(_ text: String, keeping shared: Set<String> = []) -> (text: String, masked: [PIIMatch]) {
         withUTF8(text) { bytes in
-            let found = scan(bytes)
+            let found = candidates(in: text, bytes: bytes)
             if found.isEmpty { return (text, []) }
             let all = Self.publicMatches(found, in: bytes)
             var masked: [PIIMatch] = []
@@ -75,19 +106,21 @@ public final class PIIScrubber: @unchecked Sendable {
 
     /// A normalised key for a value (digits only for phone/SSN/card, with a leading US "1"
     /// dropped for 11-digit NANP; lowercased email; address lowercased with runs of
-    /// spaces/commas/newlines collapsed), so the same number written another way matches.
+    /// spaces/commas/newlines collapsed), so the same number written another way matches. The
+    /// key is taken from the value's normalised view, so "５５５‑０１８７" and "555-0187" are one value.
     public static func key(_ match: PIIMatch) -> String {
+        let value = NormalizedText(match.value, options: .pii).text
         switch match.type {
         case .phone, .ssn, .creditCard:
-            var digits = match.value.unicodeScalars.filter { $0.properties.numericType == .decimal && $0.isASCII }
+            var digits = value.unicodeScalars.filter { $0.properties.numericType == .decimal && $0.isASCII }
             if match.type == .phone && digits.count == 11 && digits.first == "1" { digits.removeFirst() }
             return String(String.UnicodeScalarView(digits))
         case .email, .ipv4:
-            return match.value.lowercased()
+            return value.lowercased()
         case .address:
             var key = ""
             var pendingSpace = false
-            for character in match.value.lowercased() {
+            for character in value.lowercased() {
                 if character == " " || character == "," || character.isNewline || character == "\t" {
                     pendingSpace = !key.isEmpty
                 } else {
@@ -124,6 +157,7 @@ public final class PIIScrubber: @unchecked Sendable {
         scanNumeric(bytes, into: &found)
         let beforeEmails = found.count
         scanEmails(bytes, into: &found)
+        scanWordedAddresses(bytes, into: &found)
         if found.count > beforeEmails && beforeEmails > 0 {
             found.sort { $0.range.lowerBound < $1.range.lowerBound }
             var kept: [Candidate] = []
@@ -133,6 +167,34 @@ public final class PIIScrubber: @unchecked Sendable {
             found = kept
         }
         return found
+    }
+
+    /// Post office boxes and German streets: they start with a word, so their pattern runs only
+    /// on text that holds a digit and one of `PIIPatterns.wordedAddressCues`.
+    private func scanWordedAddresses(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
+        guard let base = bytes.baseAddress, bytes.contains(where: { ($0 &- 0x30) < 10 }),
+              wordedCues.contains(where: { Self.contains($0, in: bytes, base: base) })
+        else { return }
+        let data = worded.makeMatchData()
+        var offset = 0
+        while offset < bytes.count, let (range, _) = worded.firstMatch(in: bytes, from: offset, data: data) {
+            offset = max(range.upperBound, range.lowerBound + 1)
+            if range.lowerBound == 0 || !Self.isWordByte(bytes[range.lowerBound - 1]) {
+                found.append(Candidate(type: .address, range: range))
+            }
+        }
+    }
+
+    /// Whether `needle` occurs in `bytes` (memchr for its first byte, then a comparison).
+    private static func contains(_ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>) -> Bool {
+        guard let first = needle.first else { return true }
+        var offset = 0
+        while offset + needle.count <= bytes.count, let hit = memchr(base + offset, Int32(first), bytes.count - offset - needle.count + 1) {
+            let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            if memcmp(base + index, needle, needle.count) == 0 { return true }
+            offset = index + 1
+        }
+        return false
     }
 
     private func scanNumeric(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
@@ -156,8 +218,14 @@ public final class PIIScrubber: @unchecked Sendable {
             return Self.isYearPhrase(range.lowerBound, in: bytes) ? nil : Candidate(type: .address, range: range)
         }
         let shape = PIINumberShape(bytes: bytes, range: range)
-        // An IPv4 address may carry a port or a prefix length ("10.0.0.1:8080", "10.0.0.0/8").
-        guard Self.endsCleanly(range.upperBound, in: bytes) || shape.isIPv4Layout && Self.hasPortOrPrefix(at: range.upperBound, in: bytes),
+        if shape.isIPv4WithPrefixLength, Self.endsCleanly(range.upperBound, in: bytes) {
+            // "10.0.0.0/8": the address is masked, the prefix length stays.
+            let slash = bytes[range].lastIndex(of: UInt8(ascii: "/"))!
+            return Candidate(type: .ipv4, range: range.lowerBound..<slash)
+        }
+        // An IPv4 address may carry a port, a prefix length or a path ("10.0.0.1:8080",
+        // "10.0.0.0/8", "http://10.0.0.1/admin").
+        guard Self.endsCleanly(range.upperBound, in: bytes) || shape.isIPv4Layout && Self.endsAddressInURL(range.upperBound, in: bytes),
               let type = classify(shape) else { return nil }
         return Candidate(type: type, range: range)
     }
@@ -166,10 +234,12 @@ public final class PIIScrubber: @unchecked Sendable {
     /// benchmark's NSRegularExpression peer): `numeric` are successive matches of
     /// `PIIPatterns.numeric` and `emails` anchored matches of `PIIPatterns.email`, as UTF-8
     /// byte ranges of `text`.
+    /// The ranges are of `view.text` (the peer runs on the same normalised view); the matches
+    /// are the original's.
     @_spi(Benchmark)
-    public func matches(in text: String, numeric: [(range: Range<Int>, isAddress: Bool)],
+    public func matches(in view: NormalizedText, numeric: [(range: Range<Int>, isAddress: Bool)],
                         emails: [Range<Int>]) -> [PIIMatch] {
-        withUTF8(text) { bytes in
+        let kept = withUTF8(view.text) { bytes in
             var found = numeric.compactMap { judge($0.range, isAddress: $0.isAddress, in: bytes) }
             found += emails.map { Candidate(type: .email, range: $0) }
             found.sort { $0.range.lowerBound < $1.range.lowerBound }
@@ -177,8 +247,10 @@ public final class PIIScrubber: @unchecked Sendable {
             for candidate in found where kept.last.map({ $0.range.upperBound <= candidate.range.lowerBound }) ?? true {
                 kept.append(candidate)
             }
-            return Self.publicMatches(kept, in: bytes)
+            return kept
         }
+        let original = view.isUnchanged ? kept : Self.original(kept, of: view)
+        return withUTF8(view.original) { Self.publicMatches(original, in: $0) }
     }
 
     /// Where the local part of an email ending just before the "@" at `atIndex` starts, or nil.
@@ -211,6 +283,7 @@ public final class PIIScrubber: @unchecked Sendable {
     /// What a number run is, from its layout, its digits and the words around it; nil when it
     /// is none of ours (a date, version, ISBN, price or count) or fails its check.
     func classify(_ shape: PIINumberShape) -> PIIType? {
+        if shape.isIPv4WithPrefixLength { return .ipv4 }
         if shape.isIPv4Layout {
             return Self.hasVersionCue(before: shape.range.lowerBound, in: shape.bytes) ? nil : .ipv4
         }
@@ -278,6 +351,12 @@ public final class PIIScrubber: @unchecked Sendable {
         default:
             return true
         }
+    }
+
+    /// After an IPv4 address: a port or prefix length, or a URL's path ("/admin", "/").
+    private static func endsAddressInURL(_ end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if hasPortOrPrefix(at: end, in: bytes) { return true }
+        return end < bytes.count && bytes[end] == UInt8(ascii: "/") && (end + 1 == bytes.count || !(bytes[end + 1] >= 0x30 && bytes[end + 1] <= 0x39))
     }
 
     private static func hasPortOrPrefix(at end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -1,0 +1,153 @@
+/// Harm said in plain words that the lexicon's phrases did not list (issue 14): ongoing
+/// self-injury, medication stopped or hoarded on purpose, fatal-dose questions, belongings
+/// left "since I won't need it"; veiled threats ("accidents happen to people who…"); and abuse
+/// aimed at a person with no slur ("you are scum"). Read per sentence on the normalised
+/// tokens, outside quotation, and never in a sentence that tells history or reports speech.
+enum ModerationPlainHarm {
+    private static let telling: Set<String> = [
+        "said", "says", "told", "tells", "remembered", "remembers", "recalled", "recalls", "described", "describes", "recounted", "recounts",
+        "interview", "interviewer", "narrative", "archive", "recording", "account", "story", "wrote", "history", "novel", "character",
+        "call", "calling", "called", "saying",
+    ]
+    private static let teaching: Set<String> = ["explain", "lesson", "class", "training", "students", "teachers", "workshop", "module", "prevention", "warning", "signs", "friend", "someone", "classmate"]
+    private static let firstPerson: Set<String> = ["i", "me", "my", "myself", "im"]
+    private static let thirdPerson: Set<String> = ["he", "she", "his", "her", "him", "they", "their", "them", "himself", "herself"]
+
+    private static let injuring: Set<String> = ["punch", "punching", "cut", "cutting", "burn", "burning", "scratch", "scratching", "hit", "hitting", "carve", "carving", "bite", "biting", "pick", "picking", "opening"]
+    private static let body: Set<String> = ["myself", "knuckles", "arm", "arms", "leg", "legs", "wrist", "wrists", "skin", "thigh", "thighs", "stomach", "hands", "hand", "body", "wounds", "scars"]
+    private static let ongoing: Set<String> = ["keep", "still", "again", "every", "until", "purpose", "nights", "always", "deeper", "most", "bleeds", "bleed", "daily"]
+    private static let medication: Set<String> = ["insulin", "medication", "medications", "meds", "medicine", "pills", "tablets", "prescription", "antidepressants", "painkillers", "paracetamol", "acetaminophen", "ibuprofen", "sleeping"]
+    private static let stopping: Set<String> = ["stopped", "stop", "quit", "skipping", "skip", "skipped", "refilling", "refill", "taking", "taken", "take"]
+    private static let onPurpose: Set<String> = ["purpose", "so", "die", "fade", "stops", "over", "end", "give", "gives"]
+    private static let lethal: Set<String> = ["die", "lethal", "fatal", "deadly", "kill", "kills", "overdose", "breathing", "wake"]
+    private static let leaving: Set<String> = ["leaving", "giving", "gave", "give", "leave", "have", "take", "look", "found", "after"]
+
+    private static let veiled: [[String]] = [
+        ["accidents", "happen", "to"], ["tend", "to", "have", "accidents"], ["be", "a", "shame", "if", "something"],
+        ["shame", "if", "something", "happened"], ["sleep", "with", "one", "eye", "open"], ["watch", "what", "happens"], ["see", "what", "happens", "to"],
+        ["you", "will", "not", "see", "me", "coming"], ["your", "last", "one"], ["i", "know", "what", "car", "you", "drive"], ["i", "know", "your", "schedule"],
+        ["been", "watching", "your"], ["i", "am", "watching", "you"], ["will", "pay", "for", "what", "you", "did"], ["hope", "i", "never", "find", "out", "where", "you", "live"],
+        ["end", "up", "in", "the", "river"], ["end", "up", "dead"], ["end", "up", "in", "a", "ditch"], ["end", "up", "in", "the", "hospital"], ["end", "up", "missing"],
+        ["go", "die"], ["kill", "yourself"], ["hope", "you", "die"], ["you", "will", "die", "alone"], ["waiting", "outside", "your"],
+    ]
+    private static let abuse: Set<String> = [
+        "scum", "leech", "coward", "trash", "garbage", "vermin", "parasite", "subhuman", "cockroach", "rat", "pig", "worm", "brainless",
+        "spineless", "stain", "maggot", "waste", "pathetic", "worthless", "useless", "disgusting", "repulsive", "moron", "idiot", "loser", "animal", "filth", "filthy", "dumbest",
+    ]
+
+    /// "…since I won't need it", "I won't be needing them anymore": something given up for
+    /// good, not for a while ("…won't need them after the move").
+    private static func neededNoLonger(_ words: [String]) -> Bool {
+        for index in words.indices where index + 3 < words.count && words[index] == "will" && words[index + 1] == "not" {
+            var cursor = index + 2
+            if words[cursor] == "be" { cursor += 1 }
+            guard cursor < words.count, ["need", "needing", "using", "use"].contains(words[cursor]) else { continue }
+            cursor += 1
+            if cursor < words.count, ["it", "them", "this", "that", "those", "these", "any", "my", "one"].contains(words[cursor]) { cursor += 1 }
+            if cursor < words.count, words[cursor] == "of" { cursor += 2 }
+            if cursor >= words.count { return true }
+            let next = words[cursor]
+            if ["anymore", "again", "where", "soon", "now", "much", "when", "once"].contains(next) { return true }
+            if next == "after", cursor + 1 < words.count, ["this", "tonight", "today", "tomorrow", "friday", "saturday", "sunday", "monday", "that", "i"].contains(words[cursor + 1]) { return true }
+        }
+        return false
+    }
+
+    static func reading(_ text: ModerationText) -> ModerationResult {
+        var result = ModerationResult()
+        var sentences: [[String]] = []
+        var current = -1
+        for token in text.tokens where !token.isPunctuation && !token.quoted {
+            if token.sentence != current { sentences.append([]); current = token.sentence }
+            sentences[sentences.count - 1].append(token.text)
+        }
+        let message = Set(sentences.joined())
+        for words in sentences {
+            let present = Set(words)
+            if !present.isDisjoint(with: telling) { continue }
+            func has(_ phrase: [String]) -> Bool {
+                guard phrase.count <= words.count else { return false }
+                return (0...(words.count - phrase.count)).contains { start in phrase.indices.allSatisfy { words[start + $0] == phrase[$0] } }
+            }
+            let me = !present.isDisjoint(with: firstPerson)
+            let others = !present.isDisjoint(with: thirdPerson)
+            let lesson = !present.isDisjoint(with: teaching)
+            var selfHarm: String?
+            if me, !lesson {
+                if words.indices.contains(where: { injuring.contains(words[$0]) && (words[$0 + 1..<min(words.count, $0 + 4)]).contains(where: body.contains) }),
+                   !present.isDisjoint(with: ongoing) {
+                    selfHarm = "ongoing self-injury, said in the first person"
+                } else if !present.isDisjoint(with: stopping), ["insulin", "medication", "meds", "medicine"].contains(where: present.contains), !present.isDisjoint(with: onPurpose) {
+                    selfHarm = "medication stopped on purpose"
+                } else if (neededNoLonger(words) || has(["will", "not", "be", "around"]) || has(["will", "not", "be", "here"])),
+                          !message.isDisjoint(with: leaving) {
+                    selfHarm = "belongings left because they will not be needed"
+                } else if words.indices.contains(where: { ["punch", "punching", "hit", "hitting", "bang", "banging"].contains(words[$0]) && words[$0 + 1..<min(words.count, $0 + 4)].contains { ["wall", "walls", "head"].contains($0) } }),
+                          !present.isDisjoint(with: ongoing) {
+                    selfHarm = "ongoing self-injury, said in the first person"
+                } else if ["tracks", "train", "bridge", "cliff", "rooftop", "ledge"].contains(where: present.contains),
+                          has(["how", "quick"]) || has(["how", "fast"]) || has(["how", "easy"]) || has(["be", "over"]) {
+                    selfHarm = "a method weighed, said in the first person"
+                } else if has(["walk", "into", "the"]), ["sea", "ocean", "river", "lake"].contains(where: present.contains) {
+                    selfHarm = "walking into water, said in the first person"
+                } else if has(["final", "letters"]) || has(["final", "letter"]) || has(["suicide", "note"]) || has(["last", "letters"]) {
+                    selfHarm = "final letters written"
+                } else if (has(["whole", "bottle"]) || has(["handful", "of"])), !present.isDisjoint(with: medication) || present.contains("bleach") {
+                    selfHarm = "an overdose taken"
+                } else if ["hidden", "hid", "counted", "stash", "drawer"].contains(where: present.contains), !present.isDisjoint(with: medication),
+                          ["tonight", "friday", "midnight", "tomorrow", "weekend", "taking", "take"].contains(where: present.contains) {
+                    selfHarm = "medication gathered for a time"
+                } else if has(["jump", "off"]) || has(["jump", "from"]), ["bridge", "overpass", "roof", "building", "cliff", "cliffs", "balcony", "garage"].contains(where: present.contains) {
+                    selfHarm = "a jump from a height, said in the first person"
+                } else if let jump = words.indices.first(where: { words[$0] == "jump" && $0 >= 2 && words[$0 - 2] == "going" }),
+                          jump + 1 == words.count || ["off", "from", "into", "in", "out", "tonight", "today", "tomorrow"].contains(words[jump + 1]) {
+                    selfHarm = "a jump, said in the first person"
+                } else if has(["drive", "my", "car", "into"]) || has(["crash", "my", "car"]) || has(["drive", "off", "a"]) {
+                    selfHarm = "a crash on purpose, said in the first person"
+                } else if (has(["written", "the", "note"]) || has(["wrote", "the", "note"])) && (has(["picked", "the", "date"]) || has(["chosen", "the", "day"]) || has(["picked", "the", "day"])) {
+                    selfHarm = "a date chosen and a note written"
+                }
+            }
+            let goodbye = words.indices.contains { words[$0] == "goodbye" && $0 >= 2 && words[$0 - 2] == "this" && words[$0 - 1] == "is" && ($0 + 1 == words.count || !["to", "for"].contains(words[$0 + 1])) }
+            if selfHarm == nil, goodbye || has(["do", "not", "blame", "yourselves"]) || has(["my", "last", "message"]) || has(["this", "is", "my", "last"])
+                || has(["nice", "knowing", "you"]) || has(["goodbye", "everyone"]) || has(["goodbye", "everybody"]) {
+                selfHarm = "a farewell"
+            }
+            // "someone's breathing" in a dose question is the asker's own, not a lesson's someone.
+            let lessonProper = !present.isDisjoint(with: teaching.subtracting(["someone"]))
+            if selfHarm == nil, !lessonProper, !others || me {
+                if (has(["how", "many"]) || has(["how", "much"]) || has(["what", "dose"]) || has(["what", "amount"]) || has(["which"])),
+                   !present.isDisjoint(with: medication) || present.contains("dose"), !present.isDisjoint(with: lethal) {
+                    selfHarm = "a question about a fatal dose"
+                } else if present.contains("suicide"), ["plan", "option", "considering", "tonight", "only", "way", "decided"].contains(where: present.contains) {
+                    selfHarm = "suicide considered as a plan"
+                }
+            }
+            if let selfHarm {
+                result.selfHarm = max(result.selfHarm, 0.85)
+                result.reasons.append("self-harm: \(selfHarm)")
+            }
+            let denied = present.contains("not") && !has(["will", "not", "see", "me", "coming"]) || present.contains("never") && !has(["hope", "i", "never"])
+            // "I'll set your car on fire", "burn down his house": harm to what a person owns.
+            let arson = (has(["on", "fire"]) && ["set", "setting", "light"].contains(where: present.contains) || has(["burn", "down"]))
+                && ["your", "his", "her", "their"].contains(where: present.contains)
+            if !denied, arson || veiled.contains(where: has) {
+                result.violence = max(result.violence, 0.85)
+                result.harassment = max(result.harassment, 0.85)
+                result.reasons.append("veiled threat against a person")
+            }
+            let addressed = has(["you", "are"]) || words.first == "you" || has(["shut", "up"])
+            // "Marta is a filthy animal": a person called an abusive noun; "this is a waste of time" is not.
+            let called = words.indices.contains { index in
+                words[index] == "is" && index + 1 < words.count && ["a", "an", "such"].contains(words[index + 1])
+                    && words[index + 1..<min(words.count, index + 4)].contains { abuse.contains($0) && $0 != "waste" && $0 != "pathetic" }
+            }
+            let abusive = words.indices.contains { abuse.contains(words[$0]) && (words[$0] != "waste" || (words.count > $0 + 2 && ["space", "oxygen", "air", "skin"].contains(words[$0 + 2]))) }
+            if addressed || called, !present.contains("not"), abusive {
+                result.harassment = max(result.harassment, 0.85)
+                result.reasons.append("abuse aimed at a person")
+            }
+        }
+        return result
+    }
+}

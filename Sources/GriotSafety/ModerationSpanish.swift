@@ -1,0 +1,56 @@
+/// Spanish crisis and threat phrases, read on the same normalised tokens (accents folded:
+/// "daño" is "dano"). Present-tense, first- or second-person wording only, so a grandmother's
+/// "los soldados mataron a su padre" and "matar el tiempo" stay allowed. Other languages have
+/// no phrase rules: the semantic layer's multilingual-ish word pieces and the remote moderator
+/// (`GRIOT_MODERATION_URL`) are what reads them.
+enum ModerationSpanish {
+    static let crisis: [[String]] = [
+        ["quiero", "matarme"], ["voy", "a", "matarme"], ["suicidarme"], ["me", "quiero", "suicidar"], ["me", "voy", "a", "suicidar"],
+        ["quitarme", "la", "vida"], ["quiero", "morir"], ["quiero", "morirme"], ["me", "quiero", "morir"],
+        ["no", "quiero", "seguir", "viviendo"], ["no", "quiero", "vivir"], ["no", "quiero", "seguir", "vivo"],
+        ["tomo", "todas", "las", "pastillas"], ["tomarme", "todas"], ["tomar", "todas", "las", "pastillas"],
+        ["guardando", "las", "pastillas"], ["guardando", "pastillas"], ["me", "corto"], ["cortarme"], ["me", "hago", "dano"], ["hacerme", "dano"],
+        ["mi", "despedida"], ["nadie", "me", "va", "a", "extranar"], ["nadie", "me", "extranara"], ["cuando", "me", "muera"],
+        ["me", "voy", "a", "tirar"], ["tirarme", "del"], ["tirarme", "de"], ["cartas", "de", "despedida"],
+        ["no", "le", "veo", "sentido", "a", "la", "vida"], ["sin", "sentido", "vivir"], ["no", "aguanto", "mas"],
+    ]
+    static let violentVerbs: Set<String> = ["matar", "golpear", "pegar", "romper", "partir", "apunalar", "disparar", "quemar", "ahorcar", "destrozar", "reventar", "acuchillar", "lastimar"]
+    static let threats: [[String]] = [
+        ["se", "donde", "vives"], ["se", "donde", "trabajas"], ["se", "donde", "estudian"], ["se", "donde", "estudia"], ["se", "donde", "viven"],
+        ["te", "estoy", "vigilando"], ["vas", "a", "pagar"], ["te", "vas", "a", "arrepentir"], ["romper", "la", "cara"], ["partir", "la", "cara"],
+    ]
+    static let insults: Set<String> = ["inutil", "idiota", "imbecil", "basura", "estupido", "estupida", "asco", "cobarde", "porqueria", "cabron", "pendejo", "gilipollas", "mierda"]
+
+    /// Scores for the Spanish phrases found; zero when none is.
+    static func reading(_ text: ModerationText) -> ModerationResult {
+        var result = ModerationResult()
+        let words = text.tokens.filter { !$0.isPunctuation && !$0.quoted }.map(\.text)
+        guard !words.isEmpty else { return result }
+        func contains(_ phrase: [String]) -> Bool {
+            guard phrase.count <= words.count else { return false }
+            return (0...(words.count - phrase.count)).contains { start in phrase.indices.allSatisfy { words[start + $0] == phrase[$0] } }
+        }
+        // "mañana me mato"; "me mato trabajando" (I work myself to death) is an idiom.
+        let killsSelf = words.indices.contains { words[$0] == "me" && $0 + 1 < words.count && words[$0 + 1] == "mato"
+            && ($0 + 2 == words.count || !(words[$0 + 2].hasSuffix("ando") || words[$0 + 2].hasSuffix("iendo"))) }
+        if killsSelf || crisis.contains(where: contains) {
+            result.selfHarm = 0.9
+            result.reasons.append("self-harm: first-person intent or act (Spanish)")
+        }
+        // "voy a matar…", "te voy a golpear…": a first-person future with a violent verb.
+        let futureHarm = words.indices.contains { index in
+            words[index] == "voy" && index + 2 < words.count && words[index + 1] == "a" && violentVerbs.contains(words[index + 2])
+        }
+        if futureHarm || threats.contains(where: contains) {
+            result.violence = 0.9
+            result.harassment = max(result.harassment, 0.85)
+            result.reasons.append("threat of violence (Spanish)")
+        }
+        let addressed = words.contains { ["eres", "callate", "maldito", "maldita", "tu"].contains($0) }
+        if addressed, words.contains(where: insults.contains) {
+            result.harassment = max(result.harassment, 0.85)
+            result.reasons.append("insult aimed at the reader (Spanish)")
+        }
+        return result
+    }
+}
