@@ -94,10 +94,9 @@ public enum PIIPatterns {
         return box + "|" + german
     }()
 
-    /// Bytes whose presence sends a text through `wordedAddress` (it is not run otherwise).
-    static let wordedAddressCues = ["Box ", "stra\u{DF}e", "strasse", "str.", "Str.", "weg ", "Weg ", "gasse", "platz", "Platz",
-                                    "allee", "Allee", "damm", "ufer", "ring ", "Ring ", "Am ", "Im ", "An der ", "Auf dem ",
-                                    "In der ", "Zum ", "Zur "]
+    /// Endings of the word before a number that send a text through `wordedAddress` (it is not
+    /// run otherwise): "Box 1187", "Lindenstraße 12", "Hauptstr. 5", "Kirchweg 4".
+    static let wordedAddressCues = ["box", "stra\u{DF}e", "strasse", "str.", "weg", "gasse", "platz", "allee", "damm", "ufer", "ring"]
 
     /// A run of digit groups joined by one space, dot, dash or slash (a dash or slash may have a
     /// space either side: "617 – 555 – 0161" once the en dash is read as "-"), or by parentheses, with an

@@ -28,6 +28,7 @@ extension NormalizedText {
     /// a symbol that may stand for a letter.
     private static func possibleReadings(in bytes: UnsafeBufferPointer<UInt8>, options: Options) -> Options {
         var wanted: Options = []
+        let uncensor = options.contains(.uncensorLetters)
         var numberWords = 0, singleLetters = 0
         /// Where an "at" marker (or " @ ") ended, while its domain's first word is awaited.
         var afterAt = -1
@@ -39,7 +40,7 @@ extension NormalizedText {
                 if byte == UInt8(ascii: "@"), index > 0, index + 1 < count, bytes[index - 1] == 0x20, bytes[index + 1] == 0x20 {
                     afterAt = index + 1
                 }
-                if options.contains(.uncensorLetters), symbolLetter(byte) != nil || isMaskingSymbol(byte) {
+                if uncensor, symbolLetter(byte) != nil || isMaskingSymbol(byte) {
                     wanted.insert(.uncensorLetters)
                 }
                 index += 1
@@ -52,7 +53,7 @@ extension NormalizedText {
                 index += 1
             }
             let word = start..<index
-            if hasLetter && hasDigit && options.contains(.uncensorLetters) { wanted.insert(.uncensorLetters) }
+            if hasLetter && hasDigit && uncensor { wanted.insert(.uncensorLetters) }
             if digitValue(bytes, word) != nil { numberWords += 1 }
             singleLetters = word.count == 1 && isLetter(bytes[start]) ? singleLetters + 1 : 0
             if singleLetters >= 3 { wanted.insert(.joinSpacedLetters) }
