@@ -54,9 +54,13 @@ public struct NormalizedText: Sendable {
         /// "fag", "sh!t", "$hit", "k1ll", "h4te"); masking symbols inside a word ("k*ll",
         /// "f#ck", "f__k") read as `censorMark`, which a check may take for any one letter.
         public static let uncensorLetters = Options(rawValue: 1 << 7)
+        /// A number read out one digit at a time with a separator after each ("4 1 2 - 5 5 5 - 0 1 8 7",
+        /// "4.1.2.-.5.5.5", "4_1_2"), seven digits or more, read as "412-555-0187": the separator
+        /// that follows most digits goes, a longer or other one marks a group.
+        public static let joinSpacedDigits = Options(rawValue: 1 << 8)
 
         public static let standard: Options = [.compatibility, .removeInvisible, .asciiDigits, .foldLookalikes]
-        public static let pii: Options = [.standard, .readSpelledDigits, .readSpelledEmail]
+        public static let pii: Options = [.standard, .readSpelledDigits, .readSpelledEmail, .joinSpacedDigits]
         public static let moderation: Options = [.standard, .joinSpacedLetters, .uncensorLetters]
     }
 
@@ -95,7 +99,7 @@ public struct NormalizedText: Sendable {
                 run { Self.lookalikeEdits(in: $0) }
             }
         }
-        let readings: Options = [.readSpelledDigits, .readSpelledEmail, .joinSpacedLetters, .uncensorLetters]
+        let readings: Options = [.readSpelledDigits, .readSpelledEmail, .joinSpacedLetters, .uncensorLetters, .joinSpacedDigits]
         if !options.isDisjoint(with: readings) {
             run { Self.readingEdits(in: $0, options: options) }
         }
