@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# The PII scrubber, measured: accuracy on pii-eval/pii_faker_seed905.jsonl (exact, overlap,
-# full mask per type and format, over-masking per hard-negative kind), MB/s on one thread and
-# µs per sentence, against the same patterns run by NSRegularExpression and against
-# scrubadub 2.0.1 (default detectors), all in one run.
+# The PII scrubber, measured in three runs:
+#  1. whole texts: accuracy on pii-eval/pii_faker_seed905.jsonl (exact, overlap, full mask per
+#     type and format, over-masking per hard-negative kind), MB/s on one thread and µs per
+#     sentence, against the same patterns run by NSRegularExpression and against scrubadub 2.0.1
+#     (default detectors), all in one run;
+#  2. the crafted formats (evals/pii/crafted-tuning.txt and crafted-heldout.txt);
+#  3. end to end, the scorer of record: every text of 1 and 2 streamed by a stub model through
+#     `griot serve` and scored on what the client receives.
 #
-#   scripts/bench-pii.sh                 # sets up the scrubadub venv once, builds, runs
-#   scripts/bench-pii.sh --verbose       # also lists every miss and every masked negative
+#   scripts/bench-pii.sh                 # sets up the scrubadub venv once, builds, runs all three
+#   scripts/bench-pii.sh --verbose       # run 1 also lists every miss and every masked negative
 #   GRIOT_PII_VENV=/some/dir scripts/bench-pii.sh
 #   GRIOT_PII_NO_PEER=1 scripts/bench-pii.sh   # without scrubadub (no venv, no pip)
+#   GRIOT_PII_NO_E2E=1 scripts/bench-pii.sh    # without run 3 (no griot release build)
 #
 # The venv holds scrubadub and what pip resolved for it on 2026-11-22 (Python 3.11,
 # Debian 12), every version pinned; when it already holds them nothing is installed.
@@ -50,3 +55,8 @@ fi
 
 swift build -c release --product griot-bench >&2
 .build/release/griot-bench pii --data "$data" "${peer[@]}" "$@"
+.build/release/griot-bench pii crafted
+if [ -z "${GRIOT_PII_NO_E2E:-}" ]; then
+    swift build -c release --product griot >&2
+    .build/release/griot-bench pii end-to-end --shared-data "$data" --griot .build/release/griot
+fi

@@ -59,7 +59,15 @@ public enum PIIPatterns {
     public static let lowerCaseAddress: String = {
         let types = (streetSuffixes + streetAbbreviations).map { $0.lowercased() }.joined(separator: "|")
         return "\\d{1,6} (?:[a-z]+ ){1,3}(?:" + types + ")\\.?(?: (?:apt\\.?|suite|unit|#) ?\\d{1,5}[a-z]?)?,? "
-            + "(?:[a-z]+ ){1,3}[a-z]{2},? \\d{5}(?:-\\d{4})?(?![0-9])"
+            + "(?:[a-z]+,? ){1,3}[a-z]{2},? \\d{5}(?:-\\d{4})?(?![0-9])"
+    }()
+
+    /// The same in capitals, as on an envelope ("471 KNIGHT VILLAGE SUITE 038, PORT MICHELLE, MI
+    /// 26198"); the street alone counts too, since prose is seldom written in capitals.
+    public static let upperCaseAddress: String = {
+        let types = (streetSuffixes + streetAbbreviations).map { $0.uppercased() }.joined(separator: "|")
+        return "\\d{1,6}[A-Z]? (?:[A-Z]+ ){1,3}(?:" + types + ")(?![A-Za-z])\\.?(?:,? (?:APT\\.?|SUITE|STE\\.?|UNIT|#) ?#?\\d{1,5}[A-Z]?)?"
+            + "(?:,? (?:[A-Z]+,? ){1,3}[A-Z]{2},? \\d{5}(?:-\\d{4})?(?![0-9]))?"
     }()
 
     /// French addresses: number (with "bis" or "ter"), street type in lower case, the name
@@ -94,10 +102,9 @@ public enum PIIPatterns {
         return box + "|" + german
     }()
 
-    /// Bytes whose presence sends a text through `wordedAddress` (it is not run otherwise).
-    static let wordedAddressCues = ["Box ", "stra\u{DF}e", "strasse", "str.", "Str.", "weg ", "Weg ", "gasse", "platz", "Platz",
-                                    "allee", "Allee", "damm", "ufer", "ring ", "Ring ", "Am ", "Im ", "An der ", "Auf dem ",
-                                    "In der ", "Zum ", "Zur "]
+    /// Endings of the word before a number that send a text through `wordedAddress` (it is not
+    /// run otherwise): "Box 1187", "Lindenstraße 12", "Hauptstr. 5", "Kirchweg 4".
+    static let wordedAddressCues = ["box", "stra\u{DF}e", "strasse", "str.", "weg", "gasse", "platz", "allee", "damm", "ufer", "ring"]
 
     /// A run of digit groups joined by one space, dot, dash or slash (a dash or slash may have a
     /// space either side: "617 – 555 – 0161" once the en dash is read as "-"), or by parentheses, with an
@@ -107,7 +114,7 @@ public enum PIIPatterns {
 
     /// Candidates that start with a digit, "+" or "(": an address (group 1) or a number run
     /// (group 2). PCRE2 derives a start-byte set from it and skips everything else fast.
-    public static let numeric = "(" + address + "|" + frenchAddress + "|" + lowerCaseAddress + ")|(" + numberRun + ")"
+    public static let numeric = "(" + address + "|" + frenchAddress + "|" + lowerCaseAddress + "|" + upperCaseAddress + ")|(" + numberRun + ")"
 
     /// An email address, matched anchored at the start of its local part (found by walking back
     /// from an "@"). The domain ends in a letters-only top-level label, so a sentence's final

@@ -44,7 +44,7 @@ public final class PIIScrubber: @unchecked Sendable {
         numeric = try PIIRegex(PIIPatterns.numeric)
         email = try PIIRegex(PIIPatterns.email)
         worded = try PIIRegex(PIIPatterns.wordedAddress)
-        wordedCues = PIIPatterns.wordedAddressCues.map { Array($0.utf8) }
+        wordedCues = PIIPatterns.wordedAddressCues.map { Array($0.lowercased().utf8) }
     }
 
     /// Every PII value in `text`, sorted by start, non-overlapping. The patterns read the text's
@@ -170,11 +170,9 @@ public final class PIIScrubber: @unchecked Sendable {
     }
 
     /// Post office boxes and German streets: they start with a word, so their pattern runs only
-    /// on text that holds a digit and one of `PIIPatterns.wordedAddressCues`.
+    /// on text where a number follows a word that may end such a street (`hasWordedAddressCue`).
     private func scanWordedAddresses(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
-        guard let base = bytes.baseAddress, bytes.contains(where: { ($0 &- 0x30) < 10 }),
-              wordedCues.contains(where: { Self.contains($0, in: bytes, base: base) })
-        else { return }
+        guard Self.hasWordedAddressCue(bytes, cues: wordedCues) else { return }
         let data = worded.makeMatchData()
         var offset = 0
         while offset < bytes.count, let (range, _) = worded.firstMatch(in: bytes, from: offset, data: data) {
@@ -185,14 +183,33 @@ public final class PIIScrubber: @unchecked Sendable {
         }
     }
 
-    /// Whether `needle` occurs in `bytes` (memchr for its first byte, then a comparison).
-    private static func contains(_ needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, base: UnsafePointer<UInt8>) -> Bool {
-        guard let first = needle.first else { return true }
-        var offset = 0
-        while offset + needle.count <= bytes.count, let hit = memchr(base + offset, Int32(first), bytes.count - offset - needle.count + 1) {
-            let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            if memcmp(base + index, needle, needle.count) == 0 { return true }
-            offset = index + 1
+    /// A number after a word ending in one of `cues` ("Box 1187", "Lindenstraße 12", "Am
+    /// Marktplatz 3"), or after a capitalised word that follows "Am", "Im", "Zum" ... ("Am Markt 3").
+    static func hasWordedAddressCue(_ bytes: UnsafeBufferPointer<UInt8>, cues: [[UInt8]]) -> Bool {
+        var index = 1
+        while index < bytes.count {
+            defer { index += 1 }
+            guard bytes[index] &- 0x30 < 10, bytes[index - 1] == 0x20 else { continue }
+            // The word before the space.
+            let end = index - 1
+            var start = end
+            while start > 0, isWordByte(bytes[start - 1]) || bytes[start - 1] == UInt8(ascii: ".") { start -= 1 }
+            guard end > start else { continue }
+            for cue in cues where cue.count <= end - start {
+                var equal = true
+                for (offset, expected) in cue.enumerated() {
+                    let byte = bytes[end - cue.count + offset]
+                    if (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) != expected { equal = false; break }
+                }
+                if equal { return true }
+            }
+            // "Am Markt 3": a German preposition two words back.
+            if bytes[start] >= 0x41 && bytes[start] <= 0x5A, start >= 4, bytes[start - 1] == 0x20 {
+                var previous = start - 1
+                while previous > 0, isWordByte(bytes[previous - 1]) { previous -= 1 }
+                let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[previous..<start - 1]), as: UTF8.self)
+                if ["Am", "Im", "Zum", "Zur", "der", "dem"].contains(word) { return true }
+            }
         }
         return false
     }

@@ -15,6 +15,7 @@ extension NormalizedText {
             if wanted.contains(.joinSpacedLetters) { spacedLetters(bytes, words, into: &found) }
         }
         if wanted.contains(.uncensorLetters) { censoredLetters(bytes, into: &found) }
+        if wanted.contains(.joinSpacedDigits) { spacedDigits(bytes, into: &found) }
         found.sort { $0.range.lowerBound < $1.range.lowerBound }
         var edits = TextEdits()
         for (range, reading) in found where range.lowerBound >= edits.lastInputEnd {
@@ -28,7 +29,8 @@ extension NormalizedText {
     /// a symbol that may stand for a letter.
     private static func possibleReadings(in bytes: UnsafeBufferPointer<UInt8>, options: Options) -> Options {
         var wanted: Options = []
-        var numberWords = 0, singleLetters = 0
+        let uncensor = options.contains(.uncensorLetters)
+        var numberWords = 0, singleLetters = 0, singleDigits = 0
         /// Where an "at" marker (or " @ ") ended, while its domain's first word is awaited.
         var afterAt = -1
         var index = 0
@@ -39,7 +41,7 @@ extension NormalizedText {
                 if byte == UInt8(ascii: "@"), index > 0, index + 1 < count, bytes[index - 1] == 0x20, bytes[index + 1] == 0x20 {
                     afterAt = index + 1
                 }
-                if options.contains(.uncensorLetters), symbolLetter(byte) != nil || isMaskingSymbol(byte) {
+                if uncensor, symbolLetter(byte) != nil || isMaskingSymbol(byte) {
                     wanted.insert(.uncensorLetters)
                 }
                 index += 1
@@ -52,9 +54,11 @@ extension NormalizedText {
                 index += 1
             }
             let word = start..<index
-            if hasLetter && hasDigit && options.contains(.uncensorLetters) { wanted.insert(.uncensorLetters) }
+            if hasLetter && hasDigit && uncensor { wanted.insert(.uncensorLetters) }
             if digitValue(bytes, word) != nil { numberWords += 1 }
             singleLetters = word.count == 1 && isLetter(bytes[start]) ? singleLetters + 1 : 0
+            singleDigits = word.count == 1 && !isLetter(bytes[start]) ? singleDigits + 1 : 0
+            if singleDigits >= 7 { wanted.insert(.joinSpacedDigits) }
             if singleLetters >= 3 { wanted.insert(.joinSpacedLetters) }
             if afterAt >= 0 {
                 // The domain's first word, then ".", " . " or a "dot" word ("[dot]", " dot ").
@@ -405,6 +409,51 @@ extension NormalizedText {
                     if (before && after) || opensWord { found.append((position..<position + 1, [letter])) }
                 }
                 position += 1
+            }
+        }
+    }
+
+    // MARK: - Digits one at a time
+
+    /// Seven or more single digits, each followed by a short separator (up to three of " ", ".",
+    /// "-", "_", "/"): the separator most of them share is dropped, any other becomes "-" (or
+    /// "." when it holds one and no dash), so "4 1 2 - 5 5 5 - 0 1 8 7" reads "412-555-0187".
+    private static func spacedDigits(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [(range: Range<Int>, reading: [UInt8])]) {
+        func isDigit(_ index: Int) -> Bool { index >= 0 && index < bytes.count && bytes[index] &- 0x30 < 10 }
+        func isSeparator(_ byte: UInt8) -> Bool {
+            byte == 0x20 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "/")
+        }
+        var index = 0
+        while index < bytes.count {
+            guard isDigit(index), index == 0 || !isASCIILetterOrDigit(bytes[index - 1]), !isDigit(index + 1) else { index += 1; continue }
+            // Single digits and the gaps between them.
+            var digits = [index]
+            var gaps: [Range<Int>] = []
+            var cursor = index + 1
+            while cursor < bytes.count {
+                var gapEnd = cursor
+                while gapEnd < bytes.count, gapEnd - cursor < 3, isSeparator(bytes[gapEnd]) { gapEnd += 1 }
+                guard gapEnd > cursor, isDigit(gapEnd), !isDigit(gapEnd + 1),
+                      gapEnd + 1 >= bytes.count || !isASCIILetterOrDigit(bytes[gapEnd + 1]) else { break }
+                gaps.append(cursor..<gapEnd)
+                digits.append(gapEnd)
+                cursor = gapEnd + 1
+            }
+            index = cursor
+            guard digits.count >= 7 else { continue }
+            // The separator most digits share.
+            var counts: [[UInt8]: Int] = [:]
+            for gap in gaps { counts[Array(bytes[gap]), default: 0] += 1 }
+            guard let common = counts.max(by: { $0.value < $1.value })?.key, counts[common]! * 2 >= gaps.count else { continue }
+            for gap in gaps {
+                let separator = Array(bytes[gap])
+                if separator == common {
+                    found.append((gap, []))
+                } else if separator.contains(UInt8(ascii: "-")) || separator.contains(UInt8(ascii: "/")) || !separator.contains(UInt8(ascii: ".")) {
+                    found.append((gap, [separator.allSatisfy { $0 == 0x20 } ? 0x20 : UInt8(ascii: "-")]))
+                } else {
+                    found.append((gap, [UInt8(ascii: ".")]))
+                }
             }
         }
     }

@@ -54,9 +54,13 @@ public struct NormalizedText: Sendable {
         /// "fag", "sh!t", "$hit", "k1ll", "h4te"); masking symbols inside a word ("k*ll",
         /// "f#ck", "f__k") read as `censorMark`, which a check may take for any one letter.
         public static let uncensorLetters = Options(rawValue: 1 << 7)
+        /// A number read out one digit at a time with a separator after each ("4 1 2 - 5 5 5 - 0 1 8 7",
+        /// "4.1.2.-.5.5.5", "4_1_2"), seven digits or more, read as "412-555-0187": the separator
+        /// that follows most digits goes, a longer or other one marks a group.
+        public static let joinSpacedDigits = Options(rawValue: 1 << 8)
 
         public static let standard: Options = [.compatibility, .removeInvisible, .asciiDigits, .foldLookalikes]
-        public static let pii: Options = [.standard, .readSpelledDigits, .readSpelledEmail]
+        public static let pii: Options = [.standard, .readSpelledDigits, .readSpelledEmail, .joinSpacedDigits]
         public static let moderation: Options = [.standard, .joinSpacedLetters, .uncensorLetters]
     }
 
@@ -74,27 +78,49 @@ public struct NormalizedText: Sendable {
     public init(_ original: String, options: Options = .standard) {
         self.original = original
         self.options = options
-        var current = Array(original.utf8)
+        // The original's bytes are read in place; a copy is made only once a pass changes them.
+        var current: [UInt8]?
         var passes: [TextEdits] = []
+        func read<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            if let current { return current.withUnsafeBufferPointer(body) }
+            if let result = original.utf8.withContiguousStorageIfAvailable(body) { return result }
+            return Array(original.utf8).withUnsafeBufferPointer(body)
+        }
         func run(_ pass: (UnsafeBufferPointer<UInt8>) -> TextEdits) {
-            let edits = current.withUnsafeBufferPointer(pass)
+            let edits = read(pass)
             guard !edits.isEmpty else { return }
-            current = current.withUnsafeBufferPointer { edits.apply(to: $0) }
+            current = read { edits.apply(to: $0) }
             passes.append(edits)
         }
         let characterPass: Options = [.compatibility, .removeInvisible, .asciiDigits, .foldLookalikes]
-        if !options.isDisjoint(with: characterPass), current.contains(where: { $0 >= 0x80 }) {
+        if !options.isDisjoint(with: characterPass), !read(Self.isASCII) {
             run { Self.characterEdits(in: $0, options: options) }
-            if options.contains(.foldLookalikes), current.contains(where: { $0 >= 0x80 }) {
+            if options.contains(.foldLookalikes), !read(Self.isASCII) {
                 run { Self.lookalikeEdits(in: $0) }
             }
         }
-        let readings: Options = [.readSpelledDigits, .readSpelledEmail, .joinSpacedLetters, .uncensorLetters]
+        let readings: Options = [.readSpelledDigits, .readSpelledEmail, .joinSpacedLetters, .uncensorLetters, .joinSpacedDigits]
         if !options.isDisjoint(with: readings) {
             run { Self.readingEdits(in: $0, options: options) }
         }
         self.passes = passes
-        text = passes.isEmpty ? original : String(decoding: current, as: UTF8.self)
+        text = current.map { String(decoding: $0, as: UTF8.self) } ?? original
+    }
+
+    /// No byte has its high bit set; eight bytes at a time.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        var index = 0
+        let raw = UnsafeRawPointer(base)
+        while index + 8 <= bytes.count {
+            if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
+            index += 8
+        }
+        while index < bytes.count {
+            if bytes[index] >= 0x80 { return false }
+            index += 1
+        }
+        return true
     }
 
     /// True when the view is the original, byte for byte (offsets need no mapping).
