@@ -48,6 +48,8 @@ YEAR = re.compile(r"\b(1[6-9]\d\d|20[0-2]\d)\b")
 KIN = ["mother", "father", "grandmother", "grandfather", "aunt", "uncle", "brother", "sister", "cousin",
        "son", "daughter", "husband", "wife", "niece", "nephew"]
 KIN_RE = re.compile(r"\b(" + "|".join(KIN + ["mama", "daddy", "papa", "grandma", "grandpa", "granny"]) + r")(s?)\b", re.IGNORECASE)
+SAME_RELATION = {"mama": "mother", "daddy": "father", "papa": "father", "grandma": "grandmother",
+                 "granny": "grandmother", "grandpa": "grandfather"}
 AUX = re.compile(r"\b(was|were|had|could|would|is|are|did|will|should|might|must|has|have)\b(?! not\b)(?!n't)")
 NEGATIONS = [(re.compile(r"\b(not|never) ", re.IGNORECASE), ""),
              (re.compile(r"\b(was|were|had|could|would|did|does|do|is|are|has|have|should)n[’']t\b", re.IGNORECASE), r"\1"),
@@ -78,20 +80,38 @@ def load_demo(root):
     return stories
 
 
-def names_of(text):
-    return [n for n in gs.names_in(text)]
+def names_of(text, common):
+    """Capitalised words that name someone. The groundedness set's names_in takes any capitalised
+    word not after ". ", so a word opening a quoted sentence ('"Down the road', "'Bout") or a
+    sentence after a colon counted as a name, and swaps drew common words ("Down", "Once",
+    "Some", "During") from other passages or replaced a sentence's first word: no lie a check
+    can see (the label noise measured on the tuning set). Here a name is past the start of its
+    sentence (quotes, apostrophes and brackets skipped) and is a word the set's stories never
+    write in lower case."""
+    found = []
+    for m in re.finditer(r"\b[A-Z][a-z]{2,}\b", text):
+        word = m.group(0)
+        before = text[:m.start()].rstrip(" \"'“”‘’([")
+        if not before or before[-1] in ".!?:;…—-":
+            continue
+        if word in gs.NOT_NAMES or word in gs.MONTHS or word.lower() in common:
+            continue
+        if any(word in place.split() for place in gs.PLACES):
+            continue
+        found.append(word)
+    return found
 
 
 def contains(text, value):
     return re.search(rf"\b{re.escape(value)}\b", text, re.IGNORECASE) is not None
 
 
-def swap_name(sentence, cited, others, rng):
-    names = [n for n in names_of(sentence)]
+def swap_name(sentence, cited, others, common, rng):
+    names = names_of(sentence, common)
     if not names:
         return None
     old = rng.choice(names)
-    pool = [n for p in others for n in names_of(p) if not contains(cited, n)] or [n for n in gs.NAME_POOL if not contains(cited, n)]
+    pool = [n for p in others for n in names_of(p, common) if not contains(cited, n)] or [n for n in gs.NAME_POOL if not contains(cited, n)]
     return re.sub(rf"\b{old}\b", rng.choice(pool), sentence, count=1)
 
 
@@ -141,7 +161,9 @@ def swap_kinship(sentence, cited, rng):
     if not found:
         return None
     match = rng.choice(found)
-    pool = [k for k in KIN if k != match.group(1).lower() and not contains(cited, k)]
+    # "Mama" -> "mother" names the same person (no lie): the new word is another relation.
+    relation = SAME_RELATION.get(match.group(1).lower(), match.group(1).lower())
+    pool = [k for k in KIN if k != relation and not contains(cited, k)]
     if not pool:
         return None
     new = rng.choice(pool)
@@ -164,7 +186,7 @@ def negate(sentence, rng):
     return None
 
 
-def from_other_story(sentence, cited, foreign, rng):
+def from_other_story(sentence, cited, foreign, common, rng):
     """A year, place, name or number of the sentence replaced by one of the same kind that a
     passage of another retrieved story holds and the cited passage does not."""
     options = []
@@ -176,8 +198,8 @@ def from_other_story(sentence, cited, foreign, rng):
         pool = [p for f in foreign for p in gs.PLACES if contains(f, p) and not contains(cited, p)]
         if pool:
             options.append((place, rng.choice(pool)))
-    for name in names_of(sentence):
-        pool = [n for f in foreign for n in names_of(f) if not contains(cited, n)]
+    for name in names_of(sentence, common):
+        pool = [n for f in foreign for n in names_of(f, common) if not contains(cited, n)]
         if pool:
             options.append((name, rng.choice(pool)))
     for number in [d for d in re.findall(r"\b\d+\b", sentence) if not YEAR.fullmatch(d)]:
@@ -191,6 +213,8 @@ def from_other_story(sentence, cited, foreign, rng):
 
 
 def make_items(stories, rng, per_passage):
+    # Words the stories write in lower case somewhere ("down", "once", "during"): not names.
+    common = {w for s in stories for w in re.findall(r"\b[a-z]+\b", s["text"])}
     items = []
     for story in stories:
         others = [s for s in stories if s is not story]
@@ -218,13 +242,13 @@ def make_items(stories, rng, per_passage):
                         "passage": passage, "about": story["about"]}
                 items.append({**base, "kind": "supported", "label": 1, "claim": claim})
                 altered = {
-                    "swap_name": swap_name(claim, cited_text, [p for p in retrieved if p is not passage], rng),
+                    "swap_name": swap_name(claim, cited_text, [p for p in retrieved if p is not passage], common, rng),
                     "swap_place": swap_place(claim, cited_text, story["about"], rng),
                     "swap_number": swap_number(claim, cited_text, rng),
                     "swap_year": swap_year(claim, cited_text, rng),
                     "swap_kinship": swap_kinship(claim, cited_text, rng),
                     "negation": negate(claim, rng),
-                    "other_story": from_other_story(claim, cited_text, foreign, rng),
+                    "other_story": from_other_story(claim, cited_text, foreign, common, rng),
                 }
                 for kind, text in altered.items():
                     if text and text != claim:
@@ -265,6 +289,8 @@ def main():
 
     folder = os.path.join(args.data, "wpa-narratives")
     if args.wpa_stories and os.path.isdir(folder):
+        # Its own generator: a change to the demo part's draws does not pick other interviews.
+        rng = random.Random(args.seed)
         wpa = gs.load_wpa(folder)
         rng.shuffle(wpa)
         wpa = sorted(wpa[: args.wpa_stories], key=lambda s: s["id"])

@@ -161,7 +161,7 @@ public enum GroundedClaim {
         "october", "november", "december", "grandma", "grandpa", "mama", "daddy", "papa", "granny", "aunt", "uncle",
         "even", "after", "before", "during", "every", "sometimes", "often", "never", "always", "next", "first", "last",
         // Titles of the enslaver's household in the WPA narratives, as a retelling spells them.
-        "master", "marster", "massa", "marse", "mistress", "missus", "mistis", "boss", "old", "ole",
+        "master", "marster", "massa", "marse", "mistress", "missus", "mistis", "boss", "old", "ole", "elderly",
     ]
 
     /// Negation words, with the spellings transcripts of speech use ("nothin'", "didn'", "nebber"):

@@ -63,6 +63,7 @@ enum GroundedFacts {
     private static func keys(_ normalized: String) -> [String] {
         var bare = normalized
         if bare.hasSuffix("'s") { bare.removeLast(2) } else if bare.hasSuffix("'") { bare.removeLast() }
+        if let title = titleSpellings[bare] { return [bare, stemmer.stem(bare), title] }
         return [bare, stemmer.stem(bare)]
     }
 
@@ -98,5 +99,13 @@ enum GroundedFacts {
         "sister", "cousin", "god", "lord", "jesus", "christ", "bible", "yes", "oh", "well", "ok", "okay",
         "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "christmas", "easter",
         "according", "story", "stories", "passage", "passages", "transcript", "recording",
+    ]
+
+    /// Titles as transcripts spell them and as a retelling writes them out: "Marse Berry" retold
+    /// "Master Berry", "Ole Miss" retold "Old Miss" meet.
+    private static let titleSpellings: [String: String] = [
+        "marse": "master", "massa": "master", "marster": "master", "mars": "master", "maussa": "master", "masta": "master",
+        "missus": "mistress", "mistis": "mistress", "mist'ess": "mistress", "mis'ess": "mistress", "missis": "mistress",
+        "ole": "old", "elderly": "old",
     ]
 }

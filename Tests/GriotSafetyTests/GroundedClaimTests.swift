@@ -47,4 +47,12 @@ import Testing
         #expect(GroundedClaim.check("Minnie Greer recalled: “\(quote)”", passage: passage, about: about, quoted: quote).isSupported)
         #expect(!GroundedClaim.check("In 1950 Odessa recalled: “\(quote)”", passage: passage, about: about, quoted: quote).isSupported)
     }
+
+    /// A 1930s transcript spells the household's titles as spoken; a retelling writes them out.
+    @Test func aTitleRetoldInStandardSpellingIsNotAFactButTheNameAfterItIs() {
+        let transcript = "Marse Ezra Pettibone and Mis'ess Dellie had a big house on de ridge. Ole Miss done give me a calico dress."
+        #expect(GroundedClaim.check("Master Ezra Pettibone and Mistress Dellie had a big house on the ridge.", passage: transcript).isSupported)
+        #expect(GroundedClaim.check("Elderly Miss gave her a calico dress.", passage: transcript).isSupported)
+        #expect(!GroundedClaim.check("Master Ezra Whitcomb and Mistress Dellie had a big house on the ridge.", passage: transcript).isSupported)
+    }
 }
