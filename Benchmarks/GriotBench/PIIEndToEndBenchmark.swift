@@ -79,10 +79,10 @@ struct PIIEndToEndBenchmark: AsyncParsableCommand {
         guard ingest.wait() == 0 else { throw ValidationError("griot ingest \(corpus) failed; its output:\n\(ingest.logTail())") }
         let port = try await ServeLoadBenchmark.freePort(group: group)
         let service = try ServiceProcess(executable: griot, arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", database.path],
-                                         environment: serviceEnvironment(stub: stub), log: work.appendingPathComponent("serve.log"))
+                                         environment: ServiceProcess.environment(servingModel: stub, prompts: prompts), log: work.appendingPathComponent("serve.log"))
         defer { service.stop() }
         let client = StreamingChatClient(group: group, host: "127.0.0.1", port: port, timeout: 120)
-        try await waitUntilReady(service, client: client)
+        try await service.waitUntilReady(client: client)
         let minter = try await TokenVerifier.make(AuthConfiguration(hs256Secret: AuthConfiguration.developmentSecret, development: true))
         print("stub model on \(stub.baseURL); griot serve on 127.0.0.1:\(port); \(concurrency) chats at a time, a token every \(pace * 1000) ms")
 
@@ -161,31 +161,6 @@ struct PIIEndToEndBenchmark: AsyncParsableCommand {
         }
         if !current.isEmpty { tokens.append(current) }
         return tokens
-    }
-
-    private func serviceEnvironment(stub: PacedModelStub) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        // Nothing from the caller's shell may point the service at another model, key or database.
-        for name in ["OPENAI_API_KEY", "OPENAI_API_STYLE", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_DEPLOYMENT",
-                     "GRIOT_JWT_SECRET", "GRIOT_JWKS_FILE", "GRIOT_JWT_ISSUER", "GRIOT_JWT_AUDIENCE", "GRIOT_DB", "GRIOT_CONFIG", "GRIOT_PROVIDER"] {
-            environment[name] = nil
-        }
-        environment["GRIOT_AUTH_MODE"] = "development"
-        environment["OPENAI_BASE_URL"] = stub.baseURL
-        environment["OPENAI_MODEL"] = "stub-model"
-        environment["GRIOT_PROMPTS"] = URL(fileURLWithPath: prompts).standardizedFileURL.path
-        return environment
-    }
-
-    private func waitUntilReady(_ service: ServiceProcess, client: StreamingChatClient) async throws {
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline {
-            guard service.isRunning else { throw ValidationError("griot serve exited before it was ready; its output:\n\(service.logTail())") }
-            let probe = StreamingChatClient.Chat(marker: "readyz", method: .GET, path: "/readyz", dialect: .plain)
-            if let outcome = try? await client.send(probe, at: .now()).get(), outcome.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw ValidationError("griot serve was not ready within 120 s; its output:\n\(service.logTail())")
     }
 }
 

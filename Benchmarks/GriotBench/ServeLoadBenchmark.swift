@@ -136,10 +136,10 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         }
         let port = try await Self.freePort(group: group)
         let service = try ServiceProcess(executable: griot, arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", database.path],
-                                         environment: serviceEnvironment(stub: stub), log: work.appendingPathComponent("serve-\(tag).log"))
+                                         environment: ServiceProcess.environment(servingModel: stub, prompts: prompts), log: work.appendingPathComponent("serve-\(tag).log"))
         defer { service.stop() }
         let client = StreamingChatClient(group: group, host: "127.0.0.1", port: port, timeout: timeout)
-        try await waitUntilReady(service, client: client)
+        try await service.waitUntilReady(client: client)
 
         // One chat first, so lazily loaded tables (the BPE ranks) are not charged to the run.
         let warmUp = try await send([griotChat(marker: PacedModelStub.markerPrefix + "w\(tag)", index: 0, token: bearer[0])], with: client)
@@ -186,33 +186,6 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
             throw ValidationError("griot ingest \(corpus) failed; its output:\n\(ingest.logTail())")
         }
         print("ingested \(corpus) into a fresh database in \(Self.format(Date().timeIntervalSince(started))) s (each run serves a copy)")
-    }
-
-    private func serviceEnvironment(stub: PacedModelStub) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        // Nothing from the caller's shell may point the service at another model, key or database.
-        for name in ["OPENAI_API_KEY", "OPENAI_API_STYLE", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_DEPLOYMENT",
-                     "GRIOT_JWT_SECRET", "GRIOT_JWKS_FILE", "GRIOT_JWT_ISSUER", "GRIOT_JWT_AUDIENCE", "GRIOT_DB", "GRIOT_CONFIG", "GRIOT_PROVIDER"] {
-            environment[name] = nil
-        }
-        environment["GRIOT_AUTH_MODE"] = "development"
-        environment["OPENAI_BASE_URL"] = stub.baseURL
-        environment["OPENAI_MODEL"] = "stub-model"
-        environment["GRIOT_PROMPTS"] = URL(fileURLWithPath: prompts).standardizedFileURL.path
-        return environment
-    }
-
-    private func waitUntilReady(_ service: ServiceProcess, client: StreamingChatClient) async throws {
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline {
-            guard service.isRunning else {
-                throw ValidationError("griot serve exited before it was ready; its output:\n\(service.logTail())")
-            }
-            let probe = StreamingChatClient.Chat(marker: "readyz", method: .GET, path: "/readyz", dialect: .plain)
-            if let outcome = try? await client.send(probe, at: .now()).get(), outcome.status == 200 { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw ValidationError("griot serve was not ready within 120 s; its output:\n\(service.logTail())")
     }
 
     // MARK: Reports

@@ -73,3 +73,35 @@ final class ServiceProcess {
         return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
     }
 }
+
+extension ServiceProcess {
+    /// The environment for `griot serve` answering from `stub` with the prompts in `prompts`:
+    /// nothing from the caller's shell may point the service at another model, key or database.
+    static func environment(servingModel stub: PacedModelStub, prompts: String) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["OPENAI_API_KEY", "OPENAI_API_STYLE", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY", "AZURE_OPENAI_DEPLOYMENT",
+                     "GRIOT_JWT_SECRET", "GRIOT_JWKS_FILE", "GRIOT_JWT_ISSUER", "GRIOT_JWT_AUDIENCE", "GRIOT_DB", "GRIOT_CONFIG", "GRIOT_PROVIDER"] {
+            environment[name] = nil
+        }
+        environment["GRIOT_AUTH_MODE"] = "development"
+        environment["OPENAI_BASE_URL"] = stub.baseURL
+        environment["OPENAI_MODEL"] = "stub-model"
+        environment["GRIOT_PROMPTS"] = URL(fileURLWithPath: prompts).standardizedFileURL.path
+        return environment
+    }
+
+    /// Returns once the service answers `/readyz` with 200; throws with its log's tail when it
+    /// exits first or is not ready within 120 s.
+    func waitUntilReady(client: StreamingChatClient) async throws {
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline {
+            guard isRunning else {
+                throw ValidationError("griot serve exited before it was ready; its output:\n\(logTail())")
+            }
+            let probe = StreamingChatClient.Chat(marker: "readyz", method: .GET, path: "/readyz", dialect: .plain)
+            if let outcome = try? await client.send(probe, at: .now()).get(), outcome.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ValidationError("griot serve was not ready within 120 s; its output:\n\(logTail())")
+    }
+}
