@@ -24,9 +24,6 @@ BUCKETS = 4096
 MAX_FP = 0.02
 L2 = 1e-3
 MEAN_SCALE = 3.0
-# The self-harm head reads the mean vector twice as loud (out of fold at 2 %: recall 0.29 against
-# 0.21 for the harm head's factor); folded into its exported weights, so Swift keeps one scale.
-HEAD_MEAN_FACTOR = {"selfHarm": 2.0, "harm": 1.0}
 # Words that send a sentence past the layer in ModerationSemanticGate (history, reports, lessons):
 # the benign lines they cover never meet the classifier, so they do not set its threshold.
 GATED = set("said says told tells remembered remembers recalled recalls described describes recounted recounts interview interviewer interviewed narrative narratives archive recording account story stories wrote survivors survived history documentary novel character contaba recordaba conto historia call calling called saying say explain lesson class training students student teachers teacher workshop module research prevention warning signs paragraph discuss support counseling counselling friend classmate someone somebody".split())
@@ -137,9 +134,7 @@ def main():
     rng = np.random.default_rng(14)
     folds = rng.integers(0, 5, len(texts))
     result = {}
-    base = X
     for head, positive in [("selfHarm", "self_harm"), ("harm", "harm")]:
-        X = base.copy(); X[:, :cols] *= HEAD_MEAN_FACTOR[head]
         y = (labels == positive).astype(np.float64)
         oof = np.zeros(len(y))
         for k in range(5):
@@ -155,7 +150,6 @@ def main():
         for i in np.where((y == 1) & (oof <= threshold))[0]: print("  missed:", texts[i], file=sys.stderr)
         for i in np.where((labels == "benign") & met & (oof > threshold))[0]: print("  benign over:", texts[i], file=sys.stderr)
         w, b = train(X, y)
-        w[:cols] *= HEAD_MEAN_FACTOR[head]
         result[head] = (w.astype(np.float32), float(b), threshold)
     digest = hashlib.sha256()
     for f in FILES + ["scripts/train-moderation-classifier.py"]:

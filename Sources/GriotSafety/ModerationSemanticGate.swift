@@ -83,12 +83,11 @@ public struct ModerationSemanticGate: Sendable {
         // The rules already read this message's harsh words as quoted, reported or condemned:
         // the semantic layer does not overrule them.
         let framed = rules.reasons.contains { $0.contains("quotation") || $0.contains("reported") || $0.contains("condemned") || $0.contains("counter") }
-        var told = false
         for words in sentences where words.count >= 2 {
             let present = Set(words)
-            if !present.isDisjoint(with: Self.telling) || words.contains(where: Self.isYear) { told = true; continue }
+            if !present.isDisjoint(with: Self.telling) || words.contains(where: Self.isYear) { continue }
             let matches = semantics.matches(words.joined(separator: " "))
-            learnedReading(words, framed: framed, into: &result)
+            let learned = semantics.classified(words)
             let me = !present.isDisjoint(with: Self.firstPerson)
             let you = !present.isDisjoint(with: Self.secondPerson)
             let others = !present.isDisjoint(with: Self.thirdPerson)
@@ -103,12 +102,21 @@ public struct ModerationSemanticGate: Sendable {
                     result.reasons.append(String(format: "self-harm: close to a crisis statement (%.2f)", match.similarity))
                 }
             }
+            if let learned, learned.selfHarm > 0, selfHarmSpeaker, !deniesSelfHarm(present), Double(Self.selfHarmScore) > result.selfHarm {
+                result.selfHarm = Self.selfHarmScore
+                result.reasons.append(String(format: "self-harm: the learned layer reads it so (margin %.2f)", learned.selfHarm))
+            }
             let denied = !present.isDisjoint(with: Self.denial) || framed
             let warm = !present.isDisjoint(with: Self.warmth)
             if let match = passes(.threat), !denied, !warm, !present.contains("myself"), !present.isDisjoint(with: Self.intent), you || others || !me {
                 result.violence = max(result.violence, Self.blockScore)
                 if you { result.harassment = max(result.harassment, Self.blockScore) }
                 result.reasons.append(String(format: "threat of harm to a person: close to a threat statement (%.2f)", match.similarity))
+            }
+            if let learned, learned.harm > 0, !denied, !warm, !present.contains("myself"), result.harassment < Self.blockScore, result.violence < Self.blockScore {
+                result.violence = max(result.violence, Self.blockScore)
+                result.harassment = max(result.harassment, Self.blockScore)
+                result.reasons.append(String(format: "threat or abuse aimed at a person: the learned layer reads it so (margin %.2f)", learned.harm))
             }
             for kind in [ModerationSemantics.Kind.dehumanising, .insult] {
                 if let match = passes(kind), !denied, !warm, you || others || !me {
@@ -117,44 +125,13 @@ public struct ModerationSemanticGate: Sendable {
                 }
             }
         }
-        // The learned heads were trained on whole messages: "Your kids look happy at that
-        // playground. For now." is a threat only read together. Not when any sentence tells history.
-        if sentences.count > 1, !told {
-            learnedReading(sentences.flatMap { $0 }, framed: framed, into: &result)
-        }
         return result
     }
 
-    /// The learned heads on one stretch of words, under the gates the prototype matches have:
-    /// self-harm needs the speaker and no lesson or denial; harm to others no denial, warmth,
-    /// framing by the rules, or "myself".
-    private func learnedReading(_ words: [String], framed: Bool, into result: inout ModerationResult) {
-        guard let learned = semantics.classified(words) else { return }
-        let present = Set(words)
-        let me = !present.isDisjoint(with: Self.firstPerson)
-        let you = !present.isDisjoint(with: Self.secondPerson)
-        let others = !present.isDisjoint(with: Self.thirdPerson)
-        let speaker = present.isDisjoint(with: Self.teaching) && (!you || present.contains("myself")) && (me || !others)
-        if learned.selfHarm > 0, speaker, !deniesSelfHarm(words), Double(Self.selfHarmScore) > result.selfHarm {
-            result.selfHarm = Self.selfHarmScore
-            result.reasons.append(String(format: "self-harm: the learned layer reads it so (margin %.2f)", learned.selfHarm))
-        }
-        let denied = !present.isDisjoint(with: Self.denial) || framed
-        let warm = !present.isDisjoint(with: Self.warmth)
-        if learned.harm > 0, !denied, !warm, !present.contains("myself"), result.harassment < Self.blockScore, result.violence < Self.blockScore {
-            result.violence = max(result.violence, Self.blockScore)
-            result.harassment = max(result.harassment, Self.blockScore)
-            result.reasons.append(String(format: "threat or abuse aimed at a person: the learned layer reads it so (margin %.2f)", learned.harm))
-        }
-    }
-
-    private static let selfHarmDenials = [" do not want to die ", " not suicidal ", " would never ", " will never ", " never hurt ", " never kill ", " am not going to hurt ", " am not going to kill "]
-
     /// "I don't want to die", "I would never hurt myself": a denial keeps a self-harm reading
     /// from the learned layer (the rules read denial themselves).
-    private func deniesSelfHarm(_ words: [String]) -> Bool {
-        let text = " " + words.joined(separator: " ") + " "
-        return Self.selfHarmDenials.contains { text.contains($0) }
+    private func deniesSelfHarm(_ present: Set<String>) -> Bool {
+        present.contains("not") && (present.contains("do") || present.contains("would") || present.contains("am")) || present.contains("never")
     }
 
     private static func isYear(_ word: String) -> Bool {
