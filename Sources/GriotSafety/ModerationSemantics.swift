@@ -45,6 +45,8 @@ public final class ModerationSemantics: Sendable {
     public var prototypeCount: Int { prototypes.count }
     /// The learned heads over the same table; nil when the generated weights do not fit it.
     let classifier: ModerationClassifier?
+    /// The hash of the training inputs of the learned heads in use, or nil when they are not loaded.
+    public var learnedLayerInputs: String? { classifier == nil ? nil : ModerationClassifierWeights.inputsHash }
 
     /// `GRIOT_MODEL_DIR`, else `~/.cache/griot/models/all-MiniLM-L6-v2` (scripts/fetch-model.sh), as for the embedder.
     public static var defaultModelFolder: URL { SentenceEmbedder.defaultModelFolder }
