@@ -87,6 +87,7 @@ public struct ModerationSemanticGate: Sendable {
             let present = Set(words)
             if !present.isDisjoint(with: Self.telling) || words.contains(where: Self.isYear) { continue }
             let matches = semantics.matches(words.joined(separator: " "))
+            let learned = semantics.classified(words)
             let me = !present.isDisjoint(with: Self.firstPerson)
             let you = !present.isDisjoint(with: Self.secondPerson)
             let others = !present.isDisjoint(with: Self.thirdPerson)
@@ -94,11 +95,16 @@ public struct ModerationSemanticGate: Sendable {
                 guard let match = matches[kind], match.similarity >= thresholds.threshold(kind) else { return nil }
                 return match
             }
-            if let match = passes(.selfHarm), present.isDisjoint(with: Self.teaching), !you || present.contains("myself"), me || !others {
+            let selfHarmSpeaker = present.isDisjoint(with: Self.teaching) && (!you || present.contains("myself")) && (me || !others)
+            if let match = passes(.selfHarm), selfHarmSpeaker {
                 if Double(Self.selfHarmScore) > result.selfHarm {
                     result.selfHarm = Self.selfHarmScore
                     result.reasons.append(String(format: "self-harm: close to a crisis statement (%.2f)", match.similarity))
                 }
+            }
+            if let learned, learned.selfHarm > 0, selfHarmSpeaker, !deniesSelfHarm(present), Double(Self.selfHarmScore) > result.selfHarm {
+                result.selfHarm = Self.selfHarmScore
+                result.reasons.append(String(format: "self-harm: the learned layer reads it so (margin %.2f)", learned.selfHarm))
             }
             let denied = !present.isDisjoint(with: Self.denial) || framed
             let warm = !present.isDisjoint(with: Self.warmth)
@@ -106,6 +112,11 @@ public struct ModerationSemanticGate: Sendable {
                 result.violence = max(result.violence, Self.blockScore)
                 if you { result.harassment = max(result.harassment, Self.blockScore) }
                 result.reasons.append(String(format: "threat of harm to a person: close to a threat statement (%.2f)", match.similarity))
+            }
+            if let learned, learned.harm > 0, !denied, !warm, !present.contains("myself"), result.harassment < Self.blockScore, result.violence < Self.blockScore {
+                result.violence = max(result.violence, Self.blockScore)
+                result.harassment = max(result.harassment, Self.blockScore)
+                result.reasons.append(String(format: "threat or abuse aimed at a person: the learned layer reads it so (margin %.2f)", learned.harm))
             }
             for kind in [ModerationSemantics.Kind.dehumanising, .insult] {
                 if let match = passes(kind), !denied, !warm, you || others || !me {
@@ -115,6 +126,12 @@ public struct ModerationSemanticGate: Sendable {
             }
         }
         return result
+    }
+
+    /// "I don't want to die", "I would never hurt myself": a denial keeps a self-harm reading
+    /// from the learned layer (the rules read denial themselves).
+    private func deniesSelfHarm(_ present: Set<String>) -> Bool {
+        present.contains("not") && (present.contains("do") || present.contains("would") || present.contains("am")) || present.contains("never")
     }
 
     private static func isYear(_ word: String) -> Bool {

@@ -43,6 +43,10 @@ public final class ModerationSemantics: Sendable {
     private let weights: [Float]
     private let prototypes: [(kind: Kind, text: String, vector: [Float])]
     public var prototypeCount: Int { prototypes.count }
+    /// The learned heads over the same table; nil when the generated weights do not fit it.
+    let classifier: ModerationClassifier?
+    /// The hash of the training inputs of the learned heads in use, or nil when they are not loaded.
+    public var learnedLayerInputs: String? { classifier == nil ? nil : ModerationClassifierWeights.inputsHash }
 
     /// `GRIOT_MODEL_DIR`, else `~/.cache/griot/models/all-MiniLM-L6-v2` (scripts/fetch-model.sh), as for the embedder.
     public static var defaultModelFolder: URL { SentenceEmbedder.defaultModelFolder }
@@ -92,6 +96,7 @@ public final class ModerationSemantics: Sendable {
             else if Self.lightWords.contains(piece) { weights[id] = 0.15 }
         }
         self.weights = weights
+        classifier = ModerationClassifier.generated(dimension: columns)
         prototypes = table.withUnsafeBufferPointer { table in
             bank.map { kind, text in
                 (kind, text, Self.pooled(tokenizer.encode(text, maxLength: 128), table: table, centre: centre, weights: weights, dimension: columns))
@@ -150,6 +155,25 @@ public final class ModerationSemantics: Sendable {
         norm = norm.squareRoot()
         guard norm > 0 else { return sum }
         return sum.map { $0 / norm }
+    }
+
+    /// The learned heads' margins over their lines for one sentence's words (positive: the
+    /// sentence reads as that harm); nil without generated weights for this model.
+    func classified(_ words: [String]) -> ModerationClassifier.Logits? {
+        guard let classifier else { return nil }
+        let ids = tokenizer.encode(words.joined(separator: " "), maxLength: 128)
+        let centred: [Float] = table.withUnsafeBufferPointer { table in
+            var rows: [Float] = []
+            for id in ids where weights[Int(id)] > 0 {
+                let row = Int(id) * dimension
+                for column in 0..<dimension { rows.append(table[row + column] - centre[column]) }
+            }
+            return rows
+        }
+        return centred.withUnsafeBufferPointer { buffer in
+            let vectors = stride(from: 0, to: buffer.count, by: dimension).map { buffer[$0..<$0 + dimension] }
+            return classifier.margins(words: words, pieceVectors: vectors)
+        }
     }
 
     /// For each kind, the closest prototype to `text`.

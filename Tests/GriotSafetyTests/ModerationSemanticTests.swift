@@ -28,6 +28,26 @@ struct ModerationSemanticTests {
         #expect(!result.blocks && !result.needsCrisisResponse)
     }
 
+    @Test func theLearnedHeadsLoadForThisModel() throws {
+        let semantics = try #require(Self.moderator.semantics)
+        #expect(semantics.learnedLayerInputs?.count == 16)
+    }
+
+    /// In-sample on purpose: the Swift features must be the training script's, or the heads
+    /// read noise. Of the training file's harmful lines that the rules alone let through, the
+    /// layer routes 69 of 139 (the heads sit high: 2 % of benign lines out of fold); this asks for
+    /// 40 %, as a guard: a mismatch in tokenising, pooling or hashing would read other features.
+    @Test func theLearnedHeadsReadTheirTrainingLinesAsTheScriptDid() throws {
+        struct Line: Decodable { var text: String; var label: String }
+        let url = ModerationTests.casesURL.deletingLastPathComponent().appendingPathComponent("semantic-training.jsonl")
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+        let rules = LocalModerator()
+        let missed = lines.filter { $0.label != "benign" && ModerationTests.decision(rules.classify($0.text)) == "allow" }
+        let caught = missed.filter { ModerationTests.decision(Self.moderator.classify($0.text)) != "allow" }
+        #expect(missed.count > 20)
+        #expect(caught.count * 5 >= missed.count * 2, "the layer routes \(caught.count) of the \(missed.count) harmful training lines the rules let through")
+    }
+
     @Test func withoutTheModelTheRulesAnswerAlone() {
         #expect(LocalModerator().semantics == nil)
         #expect(LocalModerator().classify("I want to end it all.").needsCrisisResponse)
