@@ -55,12 +55,7 @@ enum ModerationPlainHarm {
 
     static func reading(_ text: ModerationText) -> ModerationResult {
         var result = ModerationResult()
-        var sentences: [[String]] = []
-        var current = -1
-        for token in text.tokens where !token.isPunctuation && !token.quoted {
-            if token.sentence != current { sentences.append([]); current = token.sentence }
-            sentences[sentences.count - 1].append(token.text)
-        }
+        let sentences = text.unquotedSentences
         let message = Set(sentences.joined())
         for words in sentences {
             let present = Set(words)

@@ -74,12 +74,7 @@ public struct ModerationSemanticGate: Sendable {
     /// Scores raised by prototype matches that hold in context; zero scores when none does.
     func reading(_ text: ModerationText, rules: ModerationResult) -> ModerationResult {
         var result = ModerationResult()
-        var sentences: [[String]] = []
-        var current = -1
-        for token in text.tokens where !token.isPunctuation && !token.quoted {
-            if token.sentence != current { sentences.append([]); current = token.sentence }
-            sentences[sentences.count - 1].append(token.text)
-        }
+        let sentences = text.unquotedSentences
         // The rules already read this message's harsh words as quoted, reported or condemned:
         // the semantic layer does not overrule them.
         let framed = rules.reasons.contains { $0.contains("quotation") || $0.contains("reported") || $0.contains("condemned") || $0.contains("counter") }

@@ -154,6 +154,18 @@ struct ModerationText: Sendable {
         return found
     }
 
+    /// The words of each sentence outside quotation marks, in order: what the speaker says in
+    /// their own voice.
+    var unquotedSentences: [[String]] {
+        var sentences: [[String]] = []
+        var current = -1
+        for token in tokens where !token.isPunctuation && !token.quoted {
+            if token.sentence != current { sentences.append([]); current = token.sentence }
+            sentences[sentences.count - 1].append(token.text)
+        }
+        return sentences
+    }
+
     private func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) || scalar.value >= 0x80 && scalar.properties.isAlphabetic }
 
     /// "h4te" as "hate", "st00pid" as "stoopid"; a word of digits alone ("1931") is left alone.
