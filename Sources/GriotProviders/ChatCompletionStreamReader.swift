@@ -46,8 +46,12 @@ struct ChatCompletionStreamReader {
             outputs.append(.model(model))
         }
         if let choice = chunk.choices?.first(where: { ($0.index ?? 0) == 0 }) {
-            if let piece = choice.delta?.content, !piece.isEmpty {
-                outputs.append(.text(piece))
+            // A NUL in the model's text has no meaning, and SQLite text would end at it: the
+            // reply stored would be cut short of the reply sent. It is dropped here, once, so
+            // what is sent, stored and recorded for replays is the same text.
+            if var piece = choice.delta?.content, !piece.isEmpty {
+                if piece.utf8.contains(0) { piece.unicodeScalars.removeAll { $0 == "\u{0}" } }
+                if !piece.isEmpty { outputs.append(.text(piece)) }
             }
             if let reason = choice.finishReason { finishReason = reason }
         }

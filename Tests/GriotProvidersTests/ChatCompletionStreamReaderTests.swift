@@ -10,4 +10,12 @@ import Testing
         var reader = ChatCompletionStreamReader()
         #expect(try reader.read(ServerSentEvent(data: " [DONE]\u{00A0}")) == [.finished(reason: nil, usage: nil)])
     }
+
+    @Test func aNulInTheModelsTextIsDroppedSoWhatIsStoredIsWhatIsSent() throws {
+        var reader = ChatCompletionStreamReader()
+        let chunk = #"{"choices":[{"index":0,"delta":{"content":"Bees\u0000 were kept."}}]}"#
+        #expect(try reader.read(ServerSentEvent(data: chunk)) == [.text("Bees were kept.")])
+        let nulOnly = #"{"choices":[{"index":0,"delta":{"content":"\u0000"}}]}"#
+        #expect(try reader.read(ServerSentEvent(data: nulOnly)) == [])
+    }
 }

@@ -75,6 +75,34 @@ import Testing
         }
     }
 
+    /// A model whose reply holds a NUL: the client gets the reply without it, and the session
+    /// holds exactly what the client got (SQLite text would have ended at the NUL).
+    @Test func aNulInTheModelsReplyIsDroppedAndTheStoredReplyIsWhatWasSent() async throws {
+        try await StubChatServer.with({ _ in .stream(["Bees were\u{0}", " kept by Octavia.\u{0}"]) }) { stub in
+            let environment = [
+                "GRIOT_PROMPTS": packageRoot.appendingPathComponent("prompts").path, "GRIOT_PROVIDER": "openai",
+                "OPENAI_BASE_URL": stub.baseURL, "OPENAI_MODEL": "stub-model",
+            ]
+            let configuration = try GriotConfiguration.load(file: nil, environment: environment)
+            let engine = try await ChatEngine.open(archive: demoArchive, configuration: configuration, environment: environment,
+                                                   chats: try ChatStore(writer: StoryStore.inMemory().writer))
+            let service = try await TestService(engine: engine)
+            let headers = try await service.headers("u-nul-reply")
+            try await service.test(.live) { client in
+                let reply = try await live(client, .POST, "/api/griot/chat", headers: headers, body: body(["message": "Who kept bees?"]))
+                #expect(reply.status == 200, "\(reply.text)")
+                let content = try #require(object(reply.text)["content"] as? String)
+                #expect(content.contains("Bees were kept by Octavia."), "\(content.debugDescription)")
+                #expect(!content.unicodeScalars.contains("\u{0}"))
+                let session = try #require(object(reply.text)["session_id"] as? String)
+                let detail = try await live(client, .GET, "/api/griot/sessions/\(session)", headers: headers)
+                let messages = try #require(object(detail.text)["messages"] as? [[String: Any]])
+                let stored = try #require(messages.last { $0["role"] as? String == "assistant" }?["content"] as? String)
+                #expect(Array(stored.unicodeScalars) == Array(content.unicodeScalars))
+            }
+        }
+    }
+
     // MARK: Session ids
 
     @Test func aSessionIdOutsideTheRuleIsRefusedBeforeAnythingIsStored() async throws {
