@@ -55,7 +55,7 @@ struct CitationFinder: Sendable {
             guard let close = text[open...].firstIndex(of: "]") else { break }
             let inside = text[text.index(after: open)..<close]
             let numbers = inside.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            if !numbers.isEmpty, numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isNumber) && $0.count <= 3 }) {
+            if !numbers.isEmpty, numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } && $0.count <= 3 }) {
                 for number in numbers { found.append(Marker(number: Int(number)!, open: open, close: text.index(after: close))) }
             }
             index = text.index(after: open)

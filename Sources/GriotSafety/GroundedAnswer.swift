@@ -53,6 +53,9 @@ struct GroundedAnswer {
             let scalar = scalars[index]
             if scalar.isASCII, scalar.value &- 48 < 10 {
                 let digit = Int(scalar.value) - 48
+                // No passage list is that long: "[1-99999999999999999999999]" is not a citation,
+                // and its number would overflow.
+                guard (current ?? 0) < 1_000 else { return nil }
                 current = (current ?? 0) * 10 + digit
             } else if scalar == "," || scalar == " " || scalar == "]" || scalar == "-" || scalar == "\u{2013}" {
                 if let value = current {
