@@ -20,6 +20,27 @@ import Testing
         object(response.text)["error"] as? [String: Any] ?? [:]
     }
 
+    /// The service on the demo archive answering from `stub`, with `settings` added to the
+    /// environment it is configured from.
+    func service(answeringFrom stub: StubChatServer, settings: [String: String] = [:]) async throws -> (TestService, GriotConfiguration) {
+        let environment = [
+            "GRIOT_PROMPTS": packageRoot.appendingPathComponent("prompts").path, "GRIOT_PROVIDER": "openai",
+            "OPENAI_BASE_URL": stub.baseURL, "OPENAI_MODEL": "stub-model",
+        ].merging(settings) { _, setting in setting }
+        let configuration = try GriotConfiguration.load(file: nil, environment: environment)
+        let engine = try await ChatEngine.open(archive: demoArchive, configuration: configuration, environment: environment,
+                                               chats: try ChatStore(writer: StoryStore.inMemory().writer))
+        return (try await TestService(engine: engine), configuration)
+    }
+
+    /// The stored content of the session's first message in `role`, as `GET /api/griot/sessions/{id}` gives it.
+    func storedContent(_ role: String, of reply: LiveResponse, _ client: any TestClientProtocol, headers: HTTPFields) async throws -> String {
+        let session = try #require(object(reply.text)["session_id"] as? String)
+        let detail = try await live(client, .GET, "/api/griot/sessions/\(session)", headers: headers)
+        let messages = try #require(object(detail.text)["messages"] as? [[String: Any]])
+        return try #require(messages.first { $0["role"] as? String == role }?["content"] as? String)
+    }
+
     // MARK: NUL
 
     @Test func aMessageWithANulIsRefusedWholeAndNothingIsStored() async throws {
@@ -67,10 +88,7 @@ import Testing
             let sent = "Who kept bees?\u{1}\u{7F} Zofia Łukasiewicz, 李秀英, e\u{301}"
             let reply = try await live(client, .POST, "/api/griot/chat", headers: headers, body: body(["message": sent]))
             #expect(reply.status == 200, "\(reply.text)")
-            let session = try #require(object(reply.text)["session_id"] as? String)
-            let detail = try await live(client, .GET, "/api/griot/sessions/\(session)", headers: headers)
-            let messages = try #require(object(detail.text)["messages"] as? [[String: Any]])
-            let stored = try #require(messages.first { $0["role"] as? String == "user" }?["content"] as? String)
+            let stored = try await storedContent("user", of: reply, client, headers: headers)
             #expect(Array(stored.unicodeScalars) == Array(sent.unicodeScalars))
         }
     }
@@ -79,14 +97,7 @@ import Testing
     /// holds exactly what the client got (SQLite text would have ended at the NUL).
     @Test func aNulInTheModelsReplyIsDroppedAndTheStoredReplyIsWhatWasSent() async throws {
         try await StubChatServer.with({ _ in .stream(["Bees were\u{0}", " kept by Octavia.\u{0}"]) }) { stub in
-            let environment = [
-                "GRIOT_PROMPTS": packageRoot.appendingPathComponent("prompts").path, "GRIOT_PROVIDER": "openai",
-                "OPENAI_BASE_URL": stub.baseURL, "OPENAI_MODEL": "stub-model",
-            ]
-            let configuration = try GriotConfiguration.load(file: nil, environment: environment)
-            let engine = try await ChatEngine.open(archive: demoArchive, configuration: configuration, environment: environment,
-                                                   chats: try ChatStore(writer: StoryStore.inMemory().writer))
-            let service = try await TestService(engine: engine)
+            let (service, _) = try await self.service(answeringFrom: stub)
             let headers = try await service.headers("u-nul-reply")
             try await service.test(.live) { client in
                 let reply = try await live(client, .POST, "/api/griot/chat", headers: headers, body: body(["message": "Who kept bees?"]))
@@ -94,10 +105,7 @@ import Testing
                 let content = try #require(object(reply.text)["content"] as? String)
                 #expect(content.contains("Bees were kept by Octavia."), "\(content.debugDescription)")
                 #expect(!content.unicodeScalars.contains("\u{0}"))
-                let session = try #require(object(reply.text)["session_id"] as? String)
-                let detail = try await live(client, .GET, "/api/griot/sessions/\(session)", headers: headers)
-                let messages = try #require(object(detail.text)["messages"] as? [[String: Any]])
-                let stored = try #require(messages.last { $0["role"] as? String == "assistant" }?["content"] as? String)
+                let stored = try await storedContent("assistant", of: reply, client, headers: headers)
                 #expect(Array(stored.unicodeScalars) == Array(content.unicodeScalars))
             }
         }
@@ -271,17 +279,11 @@ import Testing
     @Test func aBreakerOpenedByAFailingModelGives503WithRetryAfterThenRecovers() async throws {
         let healthy = Mutex(false)
         try await StubChatServer.with({ _ in healthy.withLock { $0 } ? .stream(["Bees were kept by Octavia."]) : .error(status: 503, message: "overloaded") }) { stub in
-            let environment = [
-                "GRIOT_PROMPTS": packageRoot.appendingPathComponent("prompts").path, "GRIOT_PROVIDER": "openai",
-                "OPENAI_BASE_URL": stub.baseURL, "OPENAI_MODEL": "stub-model",
+            let (service, configuration) = try await self.service(answeringFrom: stub, settings: [
                 "GRIOT_BREAKER_FAILURES": "2", "GRIOT_BREAKER_OPEN_SECONDS": "2",
                 "GRIOT_RETRY_ATTEMPTS": "2", "GRIOT_RETRY_BASE_DELAY_SECONDS": "0.01", "GRIOT_RETRY_MAX_DELAY_SECONDS": "0.02",
-            ]
-            let configuration = try GriotConfiguration.load(file: nil, environment: environment)
+            ])
             #expect(configuration.breaker.failureThreshold == 2 && configuration.breaker.openSeconds == 2 && configuration.retry.maximumAttempts == 2)
-            let engine = try await ChatEngine.open(archive: demoArchive, configuration: configuration, environment: environment,
-                                                   chats: try ChatStore(writer: StoryStore.inMemory().writer))
-            let service = try await TestService(engine: engine)
             let headers = try await service.headers("u-breaker")
             try await service.test(.live) { client in
                 let failed = try await live(client, .POST, "/api/griot/chat", headers: headers, body: body(["message": "Who kept bees?"]))
