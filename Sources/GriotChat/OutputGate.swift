@@ -279,10 +279,11 @@ struct OutputGate: Sendable {
     /// number word ("five five five …"), "at" or "dot" ("ida at example dot com").
     static func hasValueWords(_ scalars: ArraySlice<Unicode.Scalar>) -> Bool {
         let words = String(String.UnicodeScalarView(scalars)).lowercased().split { !$0.isLetter }
-        let valueWords: Set<Substring> = ["zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-                                          "at", "dot"]
         return words.contains { valueWords.contains($0) }
     }
+
+    private static let valueWords: Set<Substring> = ["zero", "oh", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                                                     "at", "dot"]
 
     /// The sentence with each quotation that is verbatim in a source passage replaced by "…".
     /// A quotation of several sentences reaches here cut in pieces: a closing mark with no

@@ -158,7 +158,9 @@ public final class PIIScrubber: @unchecked Sendable {
         let beforeEmails = found.count
         scanEmails(bytes, into: &found)
         scanWordedAddresses(bytes, into: &found)
-        if found.count > beforeEmails && beforeEmails > 0 {
+        // Emails and worded addresses are appended after the numbers, each list in text order:
+        // with two or more lists it is the merge that restores the text's order.
+        if found.count > beforeEmails && found.count > 1 {
             found.sort { $0.range.lowerBound < $1.range.lowerBound }
             var kept: [Candidate] = []
             for candidate in found where kept.last.map({ $0.range.upperBound <= candidate.range.lowerBound }) ?? true {

@@ -65,4 +65,18 @@ struct PIIScrubberDisguiseTests {
         #expect(text == "I will text 412-555-0187 tomorrow.")
         #expect(masked.isEmpty)
     }
+
+    /// A worded address before an email, with no other number in the text: the matches come
+    /// back in the order of the text, and each mask lands on its own value.
+    @Test func aPOBoxBeforeAnEmailIsMaskedWhereItStands() {
+        let text = "Write to P.O. Box 1187, Tulsa, OK 74101 or ida.carter@example.com instead."
+        let found = scrubber.matches(in: text)
+        #expect(found.map(\.range.lowerBound) == found.map(\.range.lowerBound).sorted(), "\(found)")
+        let utf16 = Array(text.utf16)
+        for match in found {
+            #expect(String(decoding: utf16[match.range], as: UTF16.self) == match.value, "\(match)")
+        }
+        let (scrubbed, _) = scrubber.scrub(text)
+        #expect(!scrubbed.contains("ida.carter@example.com") && !scrubbed.contains("1187"), "\(scrubbed)")
+    }
 }
