@@ -396,6 +396,12 @@ enum WPAText {
         return stripHonorifics(s)
     }
 
+    /// The words of a name that the text about the person would use: "Sarah Ross" ->
+    /// ["Sarah", "Ross"]; initials and "and" left out.
+    static func nameWords(_ name: String) -> [String] {
+        name.split(separator: " ").map(String.init).filter { $0.filter(\.isLetter).count >= 3 && !$0.contains(".") && $0 != "and" }
+    }
+
     static func surname(_ name: String) -> String {
         String(name.split(separator: " ").last ?? "").lowercased()
     }

@@ -253,6 +253,21 @@ struct WPAVolumeParser {
             }
         }
 
+        // Several informants written up one after another in one document, each under a heading
+        // of their own name after a sub-section gap (Florida: Bolden Hall, then Charlotte Martin,
+        // then Sarah Ross under one field worker's header; Titus Bynes, Della Bess Hilyard and
+        // Taylor Gilbert under another). The text that follows names the new informant.
+        var known = headerNames.map { $0.lowercased() }
+        for index in content.indices where index > header.count && content[index].gapBefore >= paragraphGap * 2 {
+            guard let name = informantHeading(content[index]), !known.contains(name.lowercased()),
+                  let next = content[(index + 1)...].prefix(2).first(where: \.isProse),
+                  WPAText.nameWords(name).contains(where: { WPAText.countWord($0, in: next.text) >= 1 })
+            else { continue }
+            if cuts.contains(where: { $0.index == index }) { continue }
+            cuts.append((index, name))
+            known.append(name.lowercased())
+        }
+
         // South Carolina: a `Source:` closer followed by a further interview.
         for (index, paragraph) in content.enumerated() where index + 1 < content.count {
             guard paragraph.lines.contains(where: { $0.lowercased().hasPrefix("source:") }) else { continue }
@@ -276,7 +291,56 @@ struct WPAVolumeParser {
             pendingShared = cut.name != nil ? header : []
         }
         chunks.append(WPAChunk(paragraphs: Array(content[begin...]), forcedName: pendingName, sharedHeader: pendingShared))
-        return chunks
+        return Self.distributeReferences(chunks, firstName: headerNames.first)
+    }
+
+    /// A lone name heading that starts an informant's part of a document: "Charlotte Martin",
+    /// "Della Bess Hilyard ("Aunt Bess")", "TITUS I. BYNES"; not a title ("Harriett's
+    /// Grandchildren", "Personal History of Informant", "Slavery Days And After", "WASHING and SOAP.").
+    func informantHeading(_ paragraph: WPAParagraph) -> String? {
+        guard paragraph.lines.count == 1, !paragraph.isNote, !paragraph.isProse, let line = paragraph.lines.first,
+              !line.hasSuffix(".") else { return nil }
+        let name: String?
+        if WPAText.isAllCaps(line) {
+            name = WPAText.capsName(from: line).flatMap { $0.rest.isEmpty ? $0.name : nil }
+        } else if line.split(separator: " ").contains(where: { $0.filter(\.isLetter).count >= 3 && WPAText.isAllCaps(String($0)) }) {
+            name = nil  // a word in capitals among lower-case ones: a topic heading, not a name
+        } else {
+            name = WPAText.titleName(from: line)
+        }
+        guard let name, !name.contains("'s"), !name.contains("\u{2019}s") else { return nil }
+        return name
+    }
+
+    /// A document's closing REFERENCES list ("1. Personal interview with Bolden Hall, living
+    /// near ...") follows its last informant; an entry that names an earlier informant of the
+    /// same document goes with that informant's interview, under its own REFERENCES heading.
+    static func distributeReferences(_ chunks: [WPAChunk], firstName: String?) -> [WPAChunk] {
+        guard chunks.count >= 2, var last = chunks.last,
+              let heading = last.paragraphs.lastIndex(where: { $0.lines.count == 1 && $0.text.uppercased().hasPrefix("REFERENCE") })
+        else { return chunks }
+        var result = chunks
+        var kept: [WPAParagraph] = []
+        var moved = false
+        for entry in last.paragraphs[(heading + 1)...] {
+            let owner = result.indices.dropLast().first { index in
+                guard let name = index == 0 ? (result[0].forcedName ?? firstName) : result[index].forcedName else { return false }
+                return entry.text.contains(name)
+            }
+            if let owner {
+                if !result[owner].paragraphs.contains(where: { $0.lineNumber == last.paragraphs[heading].lineNumber }) {
+                    result[owner].paragraphs.append(last.paragraphs[heading])
+                }
+                result[owner].paragraphs.append(entry)
+                moved = true
+            } else {
+                kept.append(entry)
+            }
+        }
+        guard moved else { return chunks }
+        last.paragraphs = Array(last.paragraphs[..<heading]) + (kept.isEmpty ? [] : [last.paragraphs[heading]] + kept)
+        result[result.count - 1] = last
+        return result
     }
 
     // MARK: One interview

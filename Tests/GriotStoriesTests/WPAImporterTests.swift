@@ -46,21 +46,123 @@ struct WPAImporterVolumeTests {
         #expect(stories.count >= 150, "only \(stories.count) interviews")
     }
 
-    @Test("each volume yields a plausible count (SOURCE.md sections plus clean splits)")
-    func perVolumeCounts() throws {
-        let stories = try importedStories()
-        // SOURCE.md: GA 27, FL 31, MO 45, TX 27, SC 28 sections; a few sections hold two documents.
-        let expected: [String: ClosedRange<Int>] = [
-            "florida.txt": 31...33,
-            "georgia-part1.txt": 27...30,
-            "missouri.txt": 45...52,
-            "south-carolina-part4.txt": 28...31,
-            "texas-part3.txt": 27...29,
-        ]
-        for file in volumeFiles {
-            let count = stories.filter { $0.source == "wpa:\(file)" }.count
-            #expect(expected[file]!.contains(count), "\(file): \(count) interviews, expected \(expected[file]!)")
+    /// The informants as each volume's headings name them, in the volume's order, read from the
+    /// files (an ALL-CAPS or Title Case name line, an italic "Interview with" block, a `Source:`
+    /// closer), one entry per interview: two documents about one person count twice, and a
+    /// document that writes up several informants one after another counts each of them.
+    static let headings: [String: [String]] = [
+        "florida.txt": [
+            "Josephine Anderson", "Samuel Simeon Andrews", "Bill Austin", "Frank Berry", "Mary Minus Biddie", "Rev. Eli Boyd",
+            "Rivana Boynton", "Matilda Brooks", "Titus I. Bynes", "Della Bess Hilyard", "Taylor Gilbert", "Patience Campbell",
+            "Florida Clayton", "Charles Coates", "Irene Coates", "Neil Coker", "Young Winston Davis", "Douglas Dorsey",
+            "Ambrose Douglass", "Mama Duck", "Mama Duck", "Willis Dukes", "Sam and Louisa Everett", "Duncan Gaines",
+            "Clayborn Gantling", "Arnold Gragston", "Harriett Gresham", "Bolden Hall", "Charlotte Martin", "Sarah Ross",
+            "Rebecca Hooks", "Rev. Squires Jackson", "John Henry Kemp", "Cindy Kinsey", "Randall Lee",
+        ],
+        "georgia-part1.txt": [
+            "Rachel Adams", "Washington Allen", "Rev. W.B. Allen", "Jack Atkinson", "Hannah Austin", "Celestia Avery",
+            "Celestia Avery", "Emmaline Heard", "Georgia Baker", "Alice Battle", "Jasper Battle", "Arrie Binns", "Henry Bland",
+            "Rias Body", "James Bolton", "Alec Bostwick", "Nancy Boudry", "Alice Bradley", "Kizzie Colquitt", "Della Briscoe",
+            "George Brooks", "Easter Brown", "Julia Brown", "Julia Bunch", "Marshal Butler", "Sarah Byrd", "Mariah Callaway",
+            "Susan Castle",
+        ],
+        "missouri.txt": [
+            "James Monroe Abbot", "Betty Abernathy", "Hannah Allen", "Hannah Allen", "W.C. Parson Allen", "Charles Gabriel Anderson",
+            "Jane Baker", "Mary A. Bell", "William Black", "George Bollinger", "George Bollinger", "Annie Bridges", "Betty Brown",
+            "Steve Brown", "Richard Bruner", "Robert Bryant", "Alex Bufford", "Harriet Casey", "Joe Casey", "Lula Chambers",
+            "Emmaline Cope", "Peter Corn", "Ed Craddock", "Isabelle Daniel", "Henry Dant", "Lucy Davis", "Mary Divine",
+            "Mary Douthit", "John Estell", "Smoky Eulenberg", "Ann Ulrich Evans", "James Goings", "Rachael Goings",
+            "Sarah Frances Shaw Graves", "Sarah Frances Shaw Graves", "Emily Camster Green", "Lou Griffin", "Louis Hamilton",
+            "Fil Hancock", "Dave Harper", "Clara McNeely Harrell", "Joe Higgerson", "Delia Hill", "Louis Hill", "Louis Hill",
+            "Rhody Holsell", "Rhody Holsell", "Henry Johnson", "Hannah Jones", "Emma Knight",
+        ],
+        "south-carolina-part4.txt": [
+            "Mary Raines", "Frank Range", "Sam Rawls", "Sam Rawls", "Ellen Renwick", "Anne Rice", "Jesse Rice", "Phillip Rice",
+            "Martha Richardson", "Mamie Riley", "Susie Riser", "Isom Roberts", "Alexander Robertson", "Charlie Robinson",
+            "Al Rosboro", "Tom Rosboro", "Reuben Rosborough", "William Rose", "Benjamin Russell", "Joe Rutherford",
+            "Lila Rutherford", "Sabe Rutledge", "Sabe Rutledge", "Henry Ryan", "Henry Ryan", "Emoline Satterwhite",
+            "Alexander Scaife", "Eliza Scantling",
+        ],
+        "texas-part3.txt": [
+            "Cinto Lewis", "Hagar Lewis", "Henry Lewis", "Lucy Lewis", "Amos Lincoln", "Annie Little", "Abe Livingston", "John Love",
+            "Louis Love", "John McCoy", "Hap McQueen", "Bill McRay", "C.B. McRay", "Julia Malone", "Adeline Marshall", "Isaac Martin",
+            "James Martin", "Louise Mathews", "William Mathews", "Hiram Mayes", "Susan Merritt", "Josh Miles", "Anna Miller",
+            "Mintie Maria Miller", "Tom Mills", "La San Mire", "Charley Mitchell",
+        ],
+    ]
+
+    /// Where a volume marks every interview with one kind of line, the headings counted line by
+    /// line, without the importer's paragraphs and sections: Texas opens each with an italic
+    /// introduction at the margin, Missouri with an indented italic block, South Carolina with a
+    /// `=Project ...=` line.
+    static func headingLineCount(file: String, text: String) -> Int? {
+        let lines = WPAText.lines(of: text)
+        switch file {
+        case "texas-part3.txt":
+            return lines.filter { $0.hasPrefix("*") && $0.dropFirst().first?.isUppercase == true }.count
+        case "missouri.txt":
+            let italic = lines.map { $0.hasPrefix(" ") && WPAText.trim($0).hasPrefix("*") }
+            return italic.indices.filter { italic[$0] && ($0 == 0 || !italic[$0 - 1]) }.count
+        case "south-carolina-part4.txt":
+            return lines.filter { $0.contains("=Project") }.count
+        default:
+            return nil
         }
+    }
+
+    @Test("one interview per heading in each volume", arguments: volumeFiles)
+    func interviewsAgainstHeadings(file: String) throws {
+        let stories = try importedStories().filter { $0.source == "wpa:\(file)" }
+        let expected = try #require(Self.headings[file])
+        #expect(stories.count == expected.count, "\(file): \(stories.count) interviews, \(expected.count) headings")
+        #expect(stories.map(\.title) == expected, "\(file): \(stories.map(\.title))")
+        let text = try String(contentsOf: wpaFolder.appendingPathComponent(file), encoding: .utf8)
+        if let counted = Self.headingLineCount(file: file, text: text) {
+            #expect(counted == expected.count, "\(file): \(counted) heading lines, \(expected.count) headings listed")
+        }
+    }
+
+    @Test("informants written up one after another in one document each get their own interview", arguments: [
+        ["Bolden Hall", "Charlotte Martin", "Sarah Ross"],
+        ["Titus I. Bynes", "Della Bess Hilyard", "Taylor Gilbert"],
+    ])
+    func severalInformantsInOneDocument(names: [String]) throws {
+        let stories = try importedStories()
+        let found = try names.map { try story(titled: $0, in: stories) }
+        for (story, name) in zip(found, names) {
+            #expect(story.interviewees == [name], "\(name): \(story.interviewees)")
+            #expect(story.transcript.text.contains(String(name.split(separator: " ").last!)))
+            // Nobody else's part of the document, nor the reference naming them.
+            for other in names where other != name {
+                #expect(!story.transcript.text.contains(other), "\(name) holds the part about \(other)")
+            }
+            // The document's header is shared: its field worker, place and date hold for each.
+            #expect(story.creator == found[0].creator && story.creator != nil, "\(name): \(story.creator ?? "no creator")")
+            #expect(story.historicalContext == found[0].historicalContext)
+            #expect(story.creationDate == found[0].creationDate)
+        }
+        // A later informant's part starts at their own heading and keeps its opening line.
+        #expect(found[1].transcript.text.hasPrefix("\(names[1])"))
+        #expect(found[2].transcript.text.hasPrefix("\(names[2])\n\n"))
+    }
+
+    @Test("the Bolden Hall document: Charlotte Martin and Sarah Ross are no longer inside Bolden Hall's story")
+    func boldenHallDocument() throws {
+        let stories = try importedStories()
+        let hall = try story(titled: "Bolden Hall", in: stories)
+        let martin = try story(titled: "Charlotte Martin", in: stories)
+        let ross = try story(titled: "Sarah Ross", in: stories)
+        #expect(!hall.transcript.text.contains("Charlotte Mitchell Martin") && !hall.transcript.text.contains("Sarah relates"))
+        #expect(martin.transcript.text.hasPrefix("Charlotte Martin\n\nCharlotte Mitchell Martin, one of twenty children"))
+        #expect(martin.transcript.text.contains("her herb remedies can't cure her!"))
+        #expect(ross.transcript.text.hasPrefix("Sarah Ross\n\nBorn in Benton County, Mississippi nearly eighty years ago"))
+        // Each reference goes with the interview it names.
+        #expect(hall.transcript.text.hasSuffix("REFERENCES\n\n1. Personal interview with Bolden Hall, living near the Masonic Hall, in the Eastern section of Live Oak, Florida"))
+        #expect(martin.transcript.text.contains("2. Personal interview with Charlotte Martin"))
+        #expect(ross.transcript.text.contains("3. Sarah Ross, living near Greater Bethel"))
+        #expect(!ross.transcript.text.contains("Bolden Hall") && !ross.transcript.text.contains("Charlotte Martin"))
+        #expect(martin.creator == "Alfred Farrell")
+        #expect(stories.filter { $0.interviewees.contains("Charlotte Martin") }.map(\.title) == ["Charlotte Martin"])
     }
 
     @Test("every interview names its informant")
