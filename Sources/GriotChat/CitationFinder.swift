@@ -26,6 +26,8 @@ struct CitationFinder: Sendable {
         var sourceType: String
         /// The passage's story is public (anyone may read it, as archival text).
         var isPublic = false
+        /// The passage's story is in the public domain: quoting it at length copies nobody's work.
+        var isPublicDomain = false
 
         /// What the story says about itself: an answer may name it without inventing anything.
         var about: [String] {

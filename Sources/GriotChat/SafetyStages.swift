@@ -72,17 +72,23 @@ struct GroundednessStage: Sendable {
 }
 
 /// Stage 4b: a run of the answer over 400 characters that copies a passage almost word for
-/// word (similarity above 0.9) is flagged for coach review.
+/// word (similarity above 0.9) is flagged for coach review. Public-domain passages (the WPA
+/// narratives) are not compared: quoting them at length copies nobody's work, and flagging it
+/// only gave coaches flags with nothing to review.
 struct CopyrightStage: Sendable {
     let check: CopyrightCheck
 
-    func review(answer: String, passages: [String]) -> (verdict: SafetyVerdict, flag: SafetyFlag?) {
-        guard let found = check.check(answer, passages: passages) else {
-            return (SafetyVerdict(stage: "copyright", score: 0, decision: .allow, reason: "no run over 400 characters copies a passage"), nil)
+    /// `skipping`: indices into `passages` of public-domain text.
+    func review(answer: String, passages: [String], skipping: Set<Int> = []) -> (verdict: SafetyVerdict, flag: SafetyFlag?) {
+        let compared = passages.indices.filter { !skipping.contains($0) }
+        let skipped = passages.count - compared.count
+        let note = skipped == 0 ? "" : "; \(skipped) public-domain passage\(skipped == 1 ? "" : "s") not compared"
+        guard let found = check.check(answer, passages: compared.map { passages[$0] }) else {
+            return (SafetyVerdict(stage: "copyright", score: 0, decision: .allow, reason: "no run over 400 characters copies a passage" + note), nil)
         }
         let verdict = SafetyVerdict(
             stage: "copyright", score: found.similarity, decision: .flag,
-            reason: String(format: "%d characters %.2f similar to passage [%d]", found.outputRange.count, found.similarity, found.passage + 1))
+            reason: String(format: "%d characters %.2f similar to passage [%d]", found.outputRange.count, found.similarity, compared[found.passage] + 1) + note)
         let flag = SafetyFlag(kind: .copyrightReview,
                               message: "Part of this reply copies a source passage almost word for word; it is flagged for coach review.",
                               score: found.similarity)

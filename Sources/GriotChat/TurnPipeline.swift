@@ -55,7 +55,8 @@ struct TurnPipeline: Sendable {
                 let finder = CitationFinder(sources: sources.filter { source in context.passages.contains { $0.number == source.grounding.number } })
                 try await generate(plan, context: context, finder: finder, state: &state, emit: emit)
                 try Task.checkCancellation()
-                try await review(plan, context: context, state: &state, emit: emit)
+                try await review(plan, context: context, publicDomain: Set(finder.sources.values.filter(\.isPublicDomain).map(\.grounding.number)),
+                                 state: &state, emit: emit)
                 emit.yield(.chips(Chips(active: plan.command?.rawValue, available: plan.template.commands.map { "/" + $0 })))
                 emit.yield(.budget(context.ledger))
                 state.status = .complete
@@ -144,7 +145,8 @@ struct TurnPipeline: Sendable {
                 text: result.passage.text, interviewees: story?.interviewees ?? [],
                 speakerRuns: story.map { Self.speakerRuns(of: result.passage, in: $0) } ?? [])
             sources.append(CitationFinder.Source(grounding: grounding, passage: result.passage, interviewee: story?.interviewees.first,
-                                                 sourceType: story?.source.map { _ in "archive" } ?? "story", isPublic: story?.privacy == .public))
+                                                 sourceType: story?.source.map { _ in "archive" } ?? "story", isPublic: story?.privacy == .public,
+                                                 isPublicDomain: story?.publicDomain ?? false))
             state.retrieved.append(TurnSnapshot.RetrievedPassage(
                 number: index + 1, storyID: storyID, passageID: result.passage.id, score: Double(result.score),
                 lexicalRank: result.lexical?.rank, lexicalScore: result.lexical.map { Double($0.score) },
@@ -308,8 +310,10 @@ struct TurnPipeline: Sendable {
 
     /// Stage 4: checks of the whole answer once it is complete: groundedness against the passages
     /// the model saw ("AI may be inaccurate" below 0.4) and copyright similarity (long runs
-    /// copied from a passage, for coach review). Runs on the preparation lane: it embeds text.
-    private func review(_ plan: TurnPlan, context: AssembledContext, state: inout TurnState, emit: TurnEmitter) async throws {
+    /// copied from a passage, for coach review; passages numbered in `publicDomain` are nobody's
+    /// to copy and are not compared). Runs on the preparation lane: it embeds text.
+    private func review(_ plan: TurnPlan, context: AssembledContext, publicDomain: Set<Int>, state: inout TurnState,
+                        emit: TurnEmitter) async throws {
         let stages = plan.template.safety
         let text = state.text
         // Groundedness reads what the model wrote, before masking: a masked value ("[PHONE]")
@@ -330,7 +334,7 @@ struct TurnPipeline: Sendable {
         let copying = stages.contains(.copyright) ? CopyrightStage(check: engine.safety.copyright) : nil
         let (grounded, copied) = try await engine.preparation.run {
             (grounding?.review(answer: written, passages: described, question: question, unsupportedClaims: unsupportedClaims),
-             copying?.review(answer: text, passages: passages))
+             copying?.review(answer: text, passages: passages, skipping: Set(context.passages.indices.filter { publicDomain.contains(context.passages[$0].number) })))
         }
         if let grounded {
             state.groundedness = grounded.score

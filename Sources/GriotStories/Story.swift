@@ -153,6 +153,14 @@ public struct Story: Sendable, Hashable, Codable {
     public var updatedAt: String?
     /// Where the story came from when it was not uploaded by a family, e.g. "wpa:missouri.txt".
     public var source: String?
+    /// The text is in the public domain (the WPA narratives, a federal work), so quoting it at
+    /// length is no copying to review. Missing means false: a family's story is theirs.
+    public var publicDomain: Bool {
+        get { publicDomainMark ?? false }
+        set { publicDomainMark = newValue ? true : nil }
+    }
+    /// Stored only when true, so the JSON (and the content hash) of every other story is unchanged.
+    private var publicDomainMark: Bool?
 
     public init(
         artifactID: String,
@@ -175,7 +183,8 @@ public struct Story: Sendable, Hashable, Codable {
         thumbnailURL: String? = nil,
         durationSeconds: Double? = nil,
         updatedAt: String? = nil,
-        source: String? = nil
+        source: String? = nil,
+        publicDomain: Bool = false
     ) {
         self.artifactID = artifactID
         self.title = title
@@ -198,6 +207,7 @@ public struct Story: Sendable, Hashable, Codable {
         self.durationSeconds = durationSeconds
         self.updatedAt = updatedAt
         self.source = source
+        self.publicDomain = publicDomain
     }
 
     enum CodingKeys: String, CodingKey {
@@ -216,6 +226,7 @@ public struct Story: Sendable, Hashable, Codable {
         case durationSeconds = "duration_seconds"
         case updatedAt = "updated_at"
         case source
+        case publicDomainMark = "public_domain"
     }
 }
 

@@ -217,6 +217,7 @@ struct FieldReader {
         "artifact_id", "title", "description", "creator", "creation_date", "interviewees", "people", "tags",
         "subject", "language", "ai_metadata", "historical_context", "privacy", "owner_user_id",
         "family_group_ids", "transcript", "video_url", "thumbnail_url", "duration_seconds", "updated_at", "source",
+        "public_domain",
     ]
 
     init(fields: [String: Any], file: String, line: Int?, element: Int? = nil) {
@@ -250,7 +251,8 @@ struct FieldReader {
             ownerUserID: optionalString("owner_user_id"), familyGroupIDs: stringList("family_group_ids"),
             transcript: transcript ?? Transcript(text: ""),
             videoURL: optionalString("video_url"), thumbnailURL: optionalString("thumbnail_url"),
-            durationSeconds: duration, updatedAt: optionalString("updated_at"), source: optionalString("source"))
+            durationSeconds: duration, updatedAt: optionalString("updated_at"), source: optionalString("source"),
+            publicDomain: optionalBool("public_domain", hint: "true only for text nobody holds a copyright in, e.g. the WPA narratives") ?? false)
         guard problems.isEmpty, id != nil, title != nil, transcript != nil else { return nil }
         if story.privacy == .familyOnly, story.familyGroupIDs.isEmpty {
             warn("family_group_ids", "is empty for a family_only story, so only its owner can see it; list the family groups that may")
@@ -492,6 +494,17 @@ struct FieldReader {
             return nil
         }
         return number.doubleValue
+    }
+
+    mutating func optionalBool(_ key: String, hint: String) -> Bool? {
+        guard let value = fields[key], !(value is NSNull) else { return nil }
+        // JSONSerialization reads true/false as NSNumber, as it does 1 and 0; only a boolean has
+        // the C type "c" (a number in JSON never comes back as a char), and only a boolean counts.
+        guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else {
+            problem(key, "is a \(typeName(value)), not true or false; \(hint)")
+            return nil
+        }
+        return number.boolValue
     }
 
     mutating func stringList(_ key: String, prefix: String = "") -> [String] {

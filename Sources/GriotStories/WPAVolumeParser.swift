@@ -405,7 +405,9 @@ struct WPAVolumeParser {
             privacy: .public,
             ownerUserID: nil,
             transcript: Transcript(text: transcript),
-            source: "wpa:\(fileName)"
+            source: "wpa:\(fileName)",
+            // Works of the U.S. federal government (SOURCE.md): quoting them is no copying to review.
+            publicDomain: true
         )
         return (story, resolved)
     }

@@ -96,4 +96,52 @@ import Testing
             }
         }
     }
+
+    /// A reply that quotes a passage at length is flagged for copyright review, unless the passage's
+    /// story is marked `public_domain` (as `griot import-wpa` marks the WPA narratives). Both stories
+    /// are ours (fictional), ingested through `griot ingest`; the stub model quotes each nearly whole.
+    @Test func aLongQuoteOfAPublicDomainStoryIsNotFlaggedAndOfAFamilyStoryStillIs() async throws {
+        let sandbox = try GriotSandbox()
+        let bakery = "My mother opened the bakery on Rampart Street in the spring of 1952 with forty dollars and a borrowed oven. "
+            + "She rose at three every morning to proof the dough, and by five the whole block smelled of anise and warm butter. "
+            + "Men from the docks lined up for her rye loaves before their shift, and the nuns from Saint Augustine came for the "
+            + "sweet rolls on Fridays. When the flood of 1965 filled the shop to the counters, she scrubbed every pan by hand and "
+            + "reopened in eleven days. She said a bakery that closes for long teaches its customers to forget the way to its door."
+        let ledger = "The schooner Mary Ellen Tolliver came into the outer harbor on the ninth of March with a cargo of cypress "
+            + "shingles and eleven barrels of molasses. Her master, one Josiah Pettibone, reported heavy weather off the Tortugas "
+            + "and the loss of a yawl with two oars and a water cask. The harbor master inspected her papers at the customs wharf "
+            + "and found them in order, save that the bill of lading listed twelve barrels where eleven were landed. The missing "
+            + "barrel was said by the mate to have been stove in the storm and its contents lost to the sea."
+        let stories = """
+            {"artifact_id": "delacroix-bakery", "title": "The Bakery on Rampart Street", "privacy": "public", "interviewees": ["Lucienne Delacroix"], "transcript": "\(bakery)"}
+            {"artifact_id": "harbor-ledger-1911", "title": "The Harbor Master's Ledger", "privacy": "public", "public_domain": true, "transcript": "\(ledger)"}
+            """
+        let ingested = try sandbox.run(["ingest", try sandbox.write("stories.jsonl", stories)])
+        #expect(ingested.status == 0, "\(ingested.errors)")
+        let replies = ["Lucienne remembers it this way: \u{201C}\(bakery)\u{201D} [1]",
+                       "The ledger reads: \u{201C}\(ledger)\u{201D} [1]"]
+        try await StubChatServer.with({ index in .stream(replies[min(index, 1)].split(separator: " ").map { $0 + " " }, model: "stub-model") }) { server in
+            let model = ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": "stub-model"]
+            let family = try sandbox.run(["ask", "What happened to the bakery on Rampart Street?", "--json"], environment: model)
+            #expect(family.status == 0, "\(family.errors)")
+            #expect(family.output.contains("\"kind\":\"copyright_review\""), "a family's story quoted at length is still flagged")
+            #expect(family.output.contains("delacroix-bakery"))
+
+            let archive = try sandbox.run(["ask", "What did the harbor master find on the schooner Mary Ellen Tolliver?", "--json"], environment: model)
+            #expect(archive.status == 0, "\(archive.errors)")
+            #expect(archive.output.contains("harbor-ledger-1911"))
+            #expect(archive.output.contains("its contents lost to the sea"), "the quote reached the user")
+            #expect(!archive.output.contains("copyright_review"), "a public-domain passage quoted at length is not flagged")
+            #expect(server.requests.count == 2)
+
+            // The stored verdict says why nothing was flagged.
+            let chats = try ChatStore(writer: StoryStore(path: sandbox.database).writer)
+            let meta = try #require(archive.output.split(separator: "\n").first { $0.contains("\"event\":\"meta\"") })
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(meta.utf8)) as? [String: Any])
+            let turnID = try #require((object["data"] as? [String: Any])?["turn_id"] as? String)
+            let copyright = try #require(try chats.verdicts(turnID: turnID).first { $0.stage == "copyright" })
+            #expect(copyright.decision == "allow")
+            #expect(copyright.reason.contains("public-domain passage"), "\(copyright.reason)")
+        }
+    }
 }

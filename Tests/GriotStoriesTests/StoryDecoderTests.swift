@@ -200,11 +200,30 @@ import Testing
             historicalContext: [HistoricalContext(year: 1950, location: Place(name: "Chicago", coordinates: GeoPoint(latitude: 41.9, longitude: -87.6)))],
             privacy: .familyOnly, ownerUserID: "u1", familyGroupIDs: ["fam"],
             transcript: Transcript(segments: [TranscriptSegment(start: 0, end: 1, speaker: "I", text: "Hello.")]),
-            videoURL: "v", thumbnailURL: "th", durationSeconds: 1, updatedAt: "2024-01-01", source: "src")
+            videoURL: "v", thumbnailURL: "th", durationSeconds: 1, updatedAt: "2024-01-01", source: "src", publicDomain: true)
         let decoded = decoder.decode(try JSONEncoder().encode(full), fileName: "full.json")
         #expect(decoded.problems.isEmpty, "\(decoded.problems)")
         #expect(decoded.warnings.isEmpty, "\(decoded.warnings)")
         #expect(decoded.stories == [full])
+    }
+
+    @Test func publicDomainIsABooleanThatDefaultsToFalse() throws {
+        #expect(decoder.decode(Data(story("").utf8), fileName: "one.json").stories.first?.publicDomain == false)
+        #expect(decoder.decode(Data(story(#", "public_domain": false"#).utf8), fileName: "one.json").stories.first?.publicDomain == false)
+        let marked = try #require(decoder.decode(Data(story(#", "public_domain": true"#).utf8), fileName: "one.json").stories.first)
+        #expect(marked.publicDomain)
+        // Stored only when true: a family's story encodes as it did before the field existed.
+        let plain = String(decoding: try JSONEncoder().encode(try #require(decoder.decode(Data(story("").utf8), fileName: "one.json").stories.first)), as: UTF8.self)
+        #expect(!plain.contains("public_domain"))
+        #expect(String(decoding: try JSONEncoder().encode(marked), as: UTF8.self).contains(#""public_domain":true"#))
+        // A number or a string is not a yes: the story is rejected, saying what to write.
+        for value in ["1", #""yes""#] {
+            let decoded = decoder.decode(Data(story(#", "public_domain": "# + value).utf8), fileName: "one.json")
+            #expect(decoded.stories.isEmpty, "\(value)")
+            let problem = try #require(decoded.problems.first)
+            #expect(problem.field == "public_domain")
+            #expect(problem.message.contains("not true or false"), "\(problem.message)")
+        }
     }
 
     @Test func aJSONArrayHoldsSeveralStoriesAndSegmentsBuildTheText() throws {

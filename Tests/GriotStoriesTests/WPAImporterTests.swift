@@ -310,6 +310,7 @@ struct WPAImporterVolumeTests {
             #expect(story.source?.hasPrefix("wpa:") == true)
             #expect(story.description?.hasPrefix("Interview with \(story.title), ") == true)
             #expect(story.historicalContext.count == 1)
+            #expect(story.publicDomain, "\(story.artifactID): the narratives are a federal work, public domain")
         }
     }
 }
