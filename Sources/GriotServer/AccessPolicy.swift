@@ -102,8 +102,7 @@ struct AccessPolicy: Sendable {
             } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
                 throw APIError.bodyTooLarge(limit: context.maxUploadSize)
             }
-            struct CourseBody: Decodable { var course_id: String? }
-            if let courseID = (try? JSONDecoder().decode(CourseBody.self, from: Data(buffer: body)))?.course_id, !courseID.isEmpty {
+            if let courseID = (try? JSONDecoder().decode(CoachRoutes.ThreadBody.self, from: Data(buffer: body)))?.courseID, !courseID.isEmpty {
                 try checkCourse(courseID, for: caller)
             }
             return AccessGrant()
