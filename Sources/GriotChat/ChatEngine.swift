@@ -100,12 +100,9 @@ public final class ChatEngine: Sendable {
     /// Checks the request, stores the user's message (before any model is called) and a reply
     /// marked `streaming`, and starts the turn. Throws only for requests that cannot start.
     public func startTurn(_ request: TurnRequest) throws -> ChatTurn {
+        // The same gate an edit passes (`MessageGate`); its moderation runs as the turn's stage 0.
+        if let reason = MessageGate.refusal(request.message) { throw ChatError(.invalid, reason) }
         let message = request.message.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !message.isEmpty else { throw ChatError(.invalid, "The message is empty; type a question or a command such as /summary.") }
-        if let reason = ChatStore.unstorableReason(message, what: "message") { throw ChatError(.invalid, reason) }
-        guard message.count <= Self.maximumMessageCharacters else {
-            throw ChatError(.invalid, "The message is \(message.count) characters long; the limit is \(Self.maximumMessageCharacters). Shorten it or split it into several messages.")
-        }
         guard prompts.assistants[request.assistant]?.isChatAssistant == true else {
             throw ChatError(.invalid, "There is no assistant \(request.assistant); the assistants are \(prompts.chatAssistants.joined(separator: ", ")).")
         }

@@ -48,8 +48,8 @@ struct TurnPipeline: Sendable {
             switch try await screen(plan, state: &state) {
             case .blocked:
                 break
-            case .crisis(let template):
-                try respondToCrisis(plan, template: template, state: &state, emit: emit)
+            case .crisis(let reply):
+                try respondToCrisis(plan, reply: reply, state: &state, emit: emit)
             case .proceed:
                 let (sources, context) = try await prepare(plan, state: &state)
                 let finder = CitationFinder(sources: sources.filter { source in context.passages.contains { $0.number == source.grounding.number } })
@@ -219,64 +219,51 @@ struct TurnPipeline: Sendable {
     enum Screening {
         case proceed
         case blocked
-        case crisis(PromptTemplate)
+        case crisis(MessageGate.CrisisReply)
     }
 
-    /// Stage 0 (`InputScreen`), and what follows from it: every moderated message leaves a
-    /// `message.moderate` audit entry with its scores; a blocked one is marked `blocked` and
-    /// counted as a warning, and nothing reaches the model.
+    /// Stage 0, the `MessageGate` every user text passes (an edit passes the same one), and what
+    /// follows from it: every moderated message leaves a `message.moderate` audit entry with its
+    /// scores; a blocked one is marked `blocked` and counted as a warning, and nothing reaches the
+    /// model. Only a message the gate allowed names an untitled thread.
     private func screen(_ plan: TurnPlan, state: inout TurnState) async throws -> Screening {
-        let screen = InputScreen(moderator: engine.safety.moderator, stages: plan.template.safety)
-        guard screen.isOn else { return .proceed }
-        let screening = await screen.screen(plan.userMessage.content, voice: plan.request.voice)
+        let gate = MessageGate(engine: engine)
+        let screening = await gate.screen(plan.userMessage.content, voice: plan.request.voice, stages: plan.template.safety)
         try Task.checkCancellation()
-        state.moderation = screening.moderation
-        for verdict in screening.verdicts { state.record(verdict, messageID: plan.userMessage.id) }
-        let decision: SafetyDecision = switch screening.outcome {
-        case .blocked: .block
-        case .crisis: .route
-        case .proceed: .allow
+        if screening.screened {
+            state.moderation = screening.moderation
+            for verdict in screening.verdicts { state.record(verdict, messageID: plan.userMessage.id) }
+            let decision: SafetyDecision = switch screening.decision {
+            case .block: .block
+            case .crisis: .route
+            case .allow: .allow
+            }
+            try engine.chats.recordModeration(messageID: plan.userMessage.id, moderation: screening.moderationJSON,
+                                              decision: decision.rawValue, blocked: screening.decision == .block)
         }
-        try engine.chats.recordModeration(messageID: plan.userMessage.id, moderation: Self.json(screening.moderation),
-                                          decision: decision.rawValue, blocked: screening.outcome == .blocked)
-        switch screening.outcome {
-        case .proceed:
+        switch screening.decision {
+        case .allow:
+            if plan.thread.title.isEmpty { try engine.chats.nameThread(id: plan.thread.id, from: plan.userMessage.content) }
             return .proceed
-        case .blocked:
-            let warnings = try engine.chats.addModerationWarning(userID: plan.thread.userID)
+        case .block:
             state.status = .blocked
-            state.failure = TurnFailure(
-                code: "message_blocked",
-                message: "Message violates policy. It was not sent to the assistant (warning \(warnings)); rephrase it without insults, threats or slurs.")
+            state.failure = try gate.refuse(userID: plan.thread.userID)
             return .blocked
         case .crisis:
             // Never improvise here: without the template the turn fails and says so.
-            guard let crisis = try? engine.prompts.template(for: Self.crisisTemplate, label: "production") else {
-                throw TurnStageFailure(code: "crisis_template_missing",
-                                       message: "This message needs the crisis reply, but prompts/\(Self.crisisTemplate) has no production version; publish one.")
-            }
-            return .crisis(crisis)
+            return .crisis(try gate.crisisReply(assistant: plan.template.assistant, userID: plan.thread.userID, userName: plan.request.userName,
+                                                selfHarm: screening.moderation.selfHarm))
         }
     }
 
-    /// The prompt folder of the crisis reply (`kind: response`).
-    static let crisisTemplate = "crisis"
-
     /// The crisis template as the reply, with the flag a coaching UI uses to bring in a coach.
     /// No model is called and no passage is retrieved.
-    private func respondToCrisis(_ plan: TurnPlan, template: PromptTemplate, state: inout TurnState, emit: TurnEmitter) throws {
-        let profile = try? engine.chats.profile(userID: plan.thread.userID)
-        let text = try template.systemPrompt(role: nil, command: nil, values: [
-            "user_name": plan.request.userName ?? profile?.displayName ?? "",
-            "assistant_name": plan.template.assistant == "griot" ? "the Griot" : "the SelfFull coach",
-        ])
-        let flag = SafetyFlag(kind: .crisis, message: "This message may be about self-harm; the crisis resources were sent instead of an answer. A coach should follow up.",
-                              score: state.moderation?.selfHarm, escalate: true)
-        state.raise(flag, emit: emit)
-        state.model = "template:\(template.assistant)@\(template.version)"
+    private func respondToCrisis(_ plan: TurnPlan, reply: MessageGate.CrisisReply, state: inout TurnState, emit: TurnEmitter) throws {
+        state.raise(reply.flag, emit: emit)
+        state.model = reply.model
         state.firstToken = Date().timeIntervalSince(state.started)
-        state.text = text
-        emit.yield(.delta(text))
+        state.text = reply.text
+        emit.yield(.delta(reply.text))
         state.status = .complete
     }
 

@@ -5,8 +5,10 @@ import GriotStore
 /// (``json()``) or as a PDF marked "Confidential" on every page (``pdf(pageSize:)``).
 ///
 /// The export holds the thread's messages that are not deleted, in their order in the thread
-/// (by `sequence`). Replies that did not complete — stopped, failed, still streaming, blocked —
-/// are kept and carry their status, since a coach reviewing a conversation needs to see them.
+/// (by `sequence`). Replies that did not complete — stopped, failed, still streaming — are kept
+/// and carry their status, since a coach reviewing a conversation needs to see them. A message
+/// input moderation blocked keeps its place and its `blocked` status but never its text
+/// (`content` is empty): what was refused is not handed on in a document made to be shared.
 ///
 /// ```swift
 /// let export = ThreadExport(thread: thread, messages: messages, courseTitle: "Oral History 101",
@@ -30,6 +32,11 @@ public struct ThreadExport: Sendable {
         self.messages = messages
             .filter { $0.deletedAt == nil && $0.threadID == thread.id }
             .sorted { ($0.sequence, $0.createdAt) < ($1.sequence, $1.createdAt) }
+            .map { message in
+                var shown = message
+                if message.status == .blocked { shown.content = "" }
+                return shown
+            }
         self.courseTitle = courseTitle
         self.exportedBy = exportedBy
         self.exportedAt = exportedAt

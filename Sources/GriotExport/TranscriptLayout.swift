@@ -124,7 +124,7 @@ struct TranscriptLayout: Sendable {
         case .streaming: "unfinished (still streaming at export)"
         case .stopped: "stopped by the user"
         case .failed: "failed (the model broke off)"
-        case .blocked: "blocked"
+        case .blocked: "blocked by moderation (its text is not exported)"
         case .interrupted: "interrupted (the service stopped while writing it)"
         }
     }

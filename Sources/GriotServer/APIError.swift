@@ -56,18 +56,32 @@ extension APIError {
         do {
             return try operation()
         } catch let error as ChatStoreError {
-            switch error.kind {
-            case .notFound: throw APIError(.notFound, code: "not_found", error.description)
-            case .invalid: throw APIError(.badRequest, code: "invalid", error.description)
-            case .conflict:
-                var headers = HTTPFields()
-                var details: [String: String] = [:]
-                if let etag = error.currentETag {
-                    headers[.eTag] = etag
-                    details["current_etag"] = etag
-                }
-                throw APIError(.conflict, code: "conflict", error.description, details: details, headers: headers)
+            throw APIError(error)
+        }
+    }
+
+    /// `mapping` for an operation that waits (an edit's moderation).
+    @discardableResult
+    static func mapping<T>(_ operation: () async throws -> T) async throws -> T {
+        do {
+            return try await operation()
+        } catch let error as ChatStoreError {
+            throw APIError(error)
+        }
+    }
+
+    init(_ error: ChatStoreError) {
+        switch error.kind {
+        case .notFound: self.init(.notFound, code: "not_found", error.description)
+        case .invalid: self.init(.badRequest, code: "invalid", error.description)
+        case .conflict:
+            var headers = HTTPFields()
+            var details: [String: String] = [:]
+            if let etag = error.currentETag {
+                headers[.eTag] = etag
+                details["current_etag"] = etag
             }
+            self.init(.conflict, code: "conflict", error.description, details: details, headers: headers)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GriotAuth
+import GriotChat
 import GriotExport
 import GriotStore
 import HTTPTypes
@@ -7,30 +8,48 @@ import Hummingbird
 
 /// Editing and deleting one's own coaching messages (guarded by ETags), and exports for coaches.
 extension CoachRoutes {
-    /// The caller's own live message in a coaching thread (any thread's for an admin), or 404.
-    func ownMessage(_ context: GriotRequestContext) throws -> MessageRecord {
-        let caller = try context.requireCaller()
-        let id = try context.parameters.require("id")
-        guard let message = try engine.chats.message(id: id), let thread = try engine.chats.thread(id: message.threadID),
-              thread.assistant == Self.assistant, thread.userID == caller.userID || caller.role.mayAdminister
-        else {
-            throw APIError.notFound("message_not_found", "There is no message \(id) of yours; it may have been deleted. Reload the thread's messages.")
-        }
-        return message
-    }
-
     struct EditBody: Decodable {
         var content: String?
     }
 
-    /// Replaces the text of one of the caller's own messages. `If-Match` must carry the ETag the
-    /// client last saw; a stale one gets 409 with the current ETag, so nothing is overwritten unseen.
+    /// The message as an edit left it: its fields, and, when the new text is about self-harm,
+    /// the crisis flag (`escalate: true`) and the crisis reply a send of it would have streamed.
+    struct EditReply: ResponseEncodable {
+        var id: String
+        var role: String
+        var content: String
+        var status: String
+        var sequence: Int
+        var createdAt: Date
+        var updatedAt: Date
+        var etag: String
+        var flags: [SafetyFlag]
+        var crisisReply: String?
+
+        init(_ edited: EditedMessage) {
+            let item = MessageItem(edited.message)
+            id = item.id
+            role = item.role
+            content = item.content
+            status = item.status
+            sequence = item.sequence
+            createdAt = item.createdAt
+            updatedAt = item.updatedAt
+            etag = item.etag
+            flags = edited.flags
+            crisisReply = edited.crisisReply
+        }
+    }
+
+    /// Replaces the text of one of the caller's own messages (`AccessPolicy`: its author only),
+    /// through the same gate as sending it (`ChatEngine.editMessage`): a text a send would block
+    /// is refused with the send's 422 `message_blocked` and changes nothing; a text about
+    /// self-harm is stored and answered with the crisis flag and reply. `If-Match` must carry the
+    /// ETag the client last saw; a stale one gets 409 with the current ETag, so nothing is
+    /// overwritten unseen.
     @Sendable func editMessage(_ request: Request, context: GriotRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let message = try ownMessage(context)
-        guard message.role == .user else {
-            throw APIError(.forbidden, code: "forbidden", "Only your own messages can be edited, not the coach's replies.")
-        }
+        let message = try context.grant.requireMessage()
         guard let ifMatch = request.headers[.ifMatch] else {
             throw APIError(.preconditionRequired, code: "if_match_required",
                            "Send If-Match with the message's ETag (from its etag field or ETag header) so an edit never overwrites a newer one.",
@@ -38,9 +57,21 @@ extension CoachRoutes {
         }
         let body = try await request.decodeJSON(as: EditBody.self, context: context, shape: #"{"content": "…"}"#)
         guard let content = body.content else { throw APIError.badRequest("missing_content", "Send the new text in \"content\".") }
-        let edited = try APIError.mapping { try engine.chats.editMessage(id: message.id, content: content, ifMatch: ifMatch, by: caller.userID) }
-        var response = try MessageItem(edited).response(from: request, context: context)
-        response.headers[.eTag] = edited.etag
+        let edited: EditedMessage
+        do {
+            edited = try await APIError.mapping { try await engine.editMessage(id: message.id, content: content, ifMatch: ifMatch, by: caller.userID) }
+        } catch let error as ChatError {
+            throw APIError.badRequest("invalid_message", error.description)
+        } catch let blocked as MessageBlocked {
+            observer.screened(blocked.verdicts, category: blocked.moderationCategory)
+            var headers = HTTPFields()
+            headers[.eTag] = blocked.currentETag
+            throw APIError(.unprocessableContent, code: blocked.failure.code, blocked.failure.message,
+                           details: ["message_id": blocked.messageID, "current_etag": blocked.currentETag], headers: headers)
+        }
+        observer.screened(edited.verdicts, category: edited.moderationCategory)
+        var response = try EditReply(edited).response(from: request, context: context)
+        response.headers[.eTag] = edited.message.etag
         return response
     }
 
@@ -48,7 +79,7 @@ extension CoachRoutes {
     /// ETag gets 409. Deleting a deleted message is 404, like any message the caller cannot see.
     @Sendable func deleteMessage(_ request: Request, context: GriotRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        let message = try ownMessage(context)
+        let message = try context.grant.requireMessage()
         try APIError.mapping { try engine.chats.softDeleteMessage(id: message.id, by: caller.userID, ifMatch: request.headers[.ifMatch]) }
         return Response(status: .noContent)
     }
@@ -56,25 +87,12 @@ extension CoachRoutes {
     /// The whole thread as JSON or as a PDF marked "Confidential", for coaches of its course and admins.
     @Sendable func export(_ request: Request, context: GriotRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
-        guard caller.role.mayExportConversations else {
-            throw APIError(.forbidden, code: "forbidden", "Only coaches and admins may export conversations.")
-        }
         let format = request.uri.queryParameters["format"].map(String.init) ?? "json"
         guard format == "json" || format == "pdf" else {
             throw APIError.badRequest("invalid_format", "format must be json or pdf.")
         }
-        let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "thread_id")
-        let visible: Bool
-        let thread = try engine.chats.thread(id: id)
-        if let thread, thread.assistant == Self.assistant {
-            // A coach sees the threads of their own courses (every course when the token names none).
-            visible = caller.role.mayAdminister || caller.courseIDs.map { courses in thread.courseID.map(courses.contains) ?? false } ?? true
-        } else {
-            visible = false
-        }
-        guard let thread, visible else {
-            throw APIError.notFound("thread_not_found", "There is no coaching thread \(id) in your courses.")
-        }
+        // A coach of the thread's course or an admin, as `AccessPolicy` admitted them.
+        let thread = try context.grant.requireThread()
         let messages = try engine.chats.recentMessages(threadID: thread.id, limit: 1_000_000)
         let courseTitle = try thread.courseID.flatMap { try engine.chats.course(id: $0) }?.title
         let export = ThreadExport(thread: thread, messages: messages, courseTitle: courseTitle, exportedBy: caller.userID, exportedAt: Date())

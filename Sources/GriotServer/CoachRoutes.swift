@@ -40,32 +40,19 @@ struct CoachRoutes: Sendable {
         var updatedAt: Date
     }
 
-    /// A caller may use a course named in their token's `course_ids` (all courses when the claim is absent).
-    static func checkCourse(_ courseID: String, for caller: Caller) throws {
-        if let courses = caller.courseIDs, !courses.contains(courseID), caller.role != .admin {
-            throw APIError(.forbidden, code: "forbidden", "Your token does not include course \(courseID).")
-        }
-    }
-
     @Sendable func openThread(_ request: Request, context: GriotRequestContext) async throws -> ThreadReply {
         let caller = try context.requireCaller()
         let body = try await request.decodeJSON(as: ThreadBody.self, context: context, shape: #"{"course_id": "…"}"#)
         guard let courseID = body.courseID, !courseID.isEmpty else {
             throw APIError.badRequest("missing_course", "Send {\"course_id\": \"…\"}: a coaching thread belongs to one course.")
         }
-        try Self.checkCourse(courseID, for: caller)
         let thread = try engine.chats.courseThread(assistant: Self.assistant, userID: caller.userID, courseID: courseID)
         return ThreadReply(id: thread.id, courseID: thread.courseID, title: thread.title, createdAt: thread.createdAt, updatedAt: thread.updatedAt)
     }
 
-    /// The caller's own coaching thread, or 404.
+    /// The caller's own coaching thread, as `AccessPolicy` admitted it (others' are 404 there).
     func ownThread(_ context: GriotRequestContext) throws -> ThreadRecord {
-        let caller = try context.requireCaller()
-        let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "thread_id")
-        guard let thread = try engine.chats.thread(id: id), thread.userID == caller.userID, thread.assistant == Self.assistant else {
-            throw APIError.notFound("thread_not_found", "There is no coaching thread \(id) for you; POST /api/coach/threads with your course_id.")
-        }
-        return thread
+        try context.grant.requireThread()
     }
 
     // MARK: Messages
@@ -184,12 +171,7 @@ struct CoachRoutes: Sendable {
 
     /// The coach's custom instructions ("AI Bot Instructions") for a course: coaches of the course and admins.
     @Sendable func setInstructions(_ request: Request, context: GriotRequestContext) async throws -> CourseReply {
-        let caller = try context.requireCaller()
-        guard caller.role == .coach || caller.role == .admin else {
-            throw APIError(.forbidden, code: "forbidden", "Only the course's coach or an admin may set its instructions.")
-        }
         let id = try context.parameters.require("id")
-        try Self.checkCourse(id, for: caller)
         let body = try await request.decodeJSON(as: InstructionsBody.self, context: context, shape: #"{"instructions": "…", "title": "…"}"#)
         guard let instructions = body.instructions else {
             throw APIError.badRequest("missing_instructions", "Send the instructions in \"instructions\" (an empty string clears them).")

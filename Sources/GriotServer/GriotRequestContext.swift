@@ -3,11 +3,14 @@ import GriotAuth
 import Hummingbird
 import NIOCore
 
-/// The context of one request: who is calling (set by `AuthMiddleware`) and the request id.
+/// The context of one request: who is calling and what they were admitted to (set by
+/// `AccessMiddleware`), and the request id.
 public struct GriotRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The verified caller; nil only on the public routes (health, readiness, metrics, OpenAPI).
     public var caller: Caller?
+    /// The thread or message the route's access rule admitted the caller to (`AccessPolicy`).
+    var grant = AccessGrant()
     /// `X-Request-ID` as sent, or one made up; echoed on the response and in every log line.
     public var requestID: String = ""
     /// The client's socket address (the proxy's, behind one), for the audit log's salted hash.

@@ -191,14 +191,9 @@ struct GriotRoutes: Sendable {
         })
     }
 
-    /// The caller's own session, or 404 (another user's session is never revealed).
+    /// The caller's own session, as `AccessPolicy` admitted it (another user's is 404 there, never revealed).
     private func ownSession(_ context: GriotRequestContext) throws -> ThreadRecord {
-        let caller = try context.requireCaller()
-        let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "session_id")
-        guard let thread = try engine.chats.thread(id: id), thread.userID == caller.userID, thread.assistant == Self.assistant else {
-            throw APIError.notFound("session_not_found", "There is no session \(id) for you.")
-        }
-        return thread
+        try context.grant.requireThread()
     }
 
     @Sendable func session(_ request: Request, context: GriotRequestContext) async throws -> SessionDetail {

@@ -41,9 +41,11 @@ public struct GriotService: Sendable {
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(middleware: DrainMiddleware(state: drain))
+        // Who may call each route is decided here, for every route, from one table.
+        router.add(middleware: AccessMiddleware(verifier: verifier, addresses: addresses, policy: AccessPolicy(chats: engine.chats)))
         HealthRoutes(engine: engine, metrics: metrics, drain: drain).add(to: router)
         let observer = TurnMetricsObserver(metrics: metrics, counters: engine.counters)
-        let api = router.group("api").add(middleware: AuthMiddleware(verifier: verifier, addresses: addresses))
+        let api = router.group("api")
         GriotRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("griot"))
         StoryRoutes(archive: engine.archive).add(to: api.group("stories"))
         CoachRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("coach"))

@@ -16,13 +16,6 @@ struct OpsRoutes: Sendable {
         router.post("replay", use: replay)
     }
 
-    private func requireOperator(_ context: GriotRequestContext) throws {
-        let caller = try context.requireCaller()
-        guard caller.role.mayOperate else {
-            throw APIError(.forbidden, code: "forbidden", "Only operators and admins may list and replay turns.")
-        }
-    }
-
     struct TurnItem: Encodable {
         var turnID: String
         var threadID: String
@@ -46,7 +39,6 @@ struct OpsRoutes: Sendable {
     /// Recent turns, newest first: `assistant`, `flag` (a safety flag kind), `low_groundedness=true`,
     /// `status`, `since` and `until` (ISO 8601), `limit` (1–500, default 50).
     @Sendable func turns(_ request: Request, context: GriotRequestContext) async throws -> TurnPage {
-        try requireOperator(context)
         let query = QueryReader(request)
         var filter = TurnFilter(assistant: query.text("assistant"), flag: query.text("flag"), since: try query.date("since"), until: try query.date("until"))
         if let flag = filter.flag, SafetyFlag.Kind(rawValue: flag) == nil {
@@ -94,7 +86,6 @@ struct OpsRoutes: Sendable {
 
     /// Replays a turn or a thread (`id`) and returns both snapshots and the diff per turn.
     @Sendable func replay(_ request: Request, context: GriotRequestContext) async throws -> ReplayReply {
-        try requireOperator(context)
         let body = try await request.decodeJSON(as: ReplayBody.self, context: context,
                                                 shape: #"{"id": "<turn or thread id>", "prompt_version": "2", "index": "snapshot"}"#)
         guard let id = body.id, !id.isEmpty else { throw APIError.badRequest("missing_id", "Name the turn or thread to replay in \"id\".") }

@@ -30,10 +30,6 @@ struct StoryRoutes: Sendable {
     }
 
     @Sendable func ingest(_ request: Request, context: GriotRequestContext) async throws -> EditedResponse<IngestReply> {
-        let caller = try context.requireCaller()
-        guard caller.role == .admin else {
-            throw APIError(.forbidden, code: "forbidden", "Only an admin (or a service token with the admin role) may add stories.")
-        }
         let data = Data(buffer: try await request.body.collect(upTo: context.maxUploadSize))
         let decoded = StoryDecoder().decode(data, fileName: "request body")
         if !decoded.problems.isEmpty {
@@ -49,10 +45,6 @@ struct StoryRoutes: Sendable {
     }
 
     @Sendable func delete(_ request: Request, context: GriotRequestContext) async throws -> HTTPResponse.Status {
-        let caller = try context.requireCaller()
-        guard caller.role == .admin else {
-            throw APIError(.forbidden, code: "forbidden", "Only an admin may delete stories.")
-        }
         let id = try context.parameters.require("id")
         guard try archive.delete(storyID: id) else {
             throw APIError.notFound("story_not_found", "There is no story \(id).")

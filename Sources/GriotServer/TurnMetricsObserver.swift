@@ -32,4 +32,15 @@ struct TurnMetricsObserver: Sendable {
             }
         }
     }
+
+    /// Counts an edit's screening as a send's is counted: its verdicts, and a block or crisis as
+    /// a moderation flag.
+    func screened(_ verdicts: [SafetyVerdict], category: String?) {
+        for verdict in verdicts {
+            metrics.safetyVerdict(stage: verdict.stage, decision: verdict.decision.rawValue)
+            if (verdict.stage == "moderation" && verdict.decision == .block) || verdict.stage == "crisis" {
+                metrics.moderationFlag(category: category ?? verdict.stage)
+            }
+        }
+    }
 }

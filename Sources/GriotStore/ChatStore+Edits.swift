@@ -9,9 +9,14 @@ extension ChatStore {
     /// Throws `notFound` for a missing, deleted or archived message (or one in a deleted
     /// thread), `conflict` (with the current ETag) when `ifMatch` is stale or the reply is still
     /// being written, and `invalid` for empty text.
+    ///
+    /// `moderation` is the input moderation's verdict on the new text (JSON) and `decision` what
+    /// it decided (`allow`, `route`): the `message.update` entry carries them, and a
+    /// `message.moderate` entry is written in the same transaction, as for a sent message. The
+    /// HTTP service reaches this only through `ChatEngine.editMessage`, which moderates first.
     @discardableResult
     public func editMessage(id: String, content: String, ifMatch: String, by actorID: String, now: Date = Date(),
-                            moderation: String? = nil) throws -> MessageRecord {
+                            moderation: String? = nil, decision: String? = nil) throws -> MessageRecord {
         guard !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw ChatStoreError(.invalid, "A message needs some text; send the new text, or delete the message instead.")
         }
@@ -34,6 +39,12 @@ extension ChatStore {
                                    ipHash: context?.ipHash, moderation: moderation,
                                    details: AuditEntry.details(["reason": "edit", "version": .int(message.version)]))
             try entry.insert(db)
+            if let moderation, let decision {
+                var moderated = AuditEntry(at: now, action: .messageModerate, userID: owner, actorID: actorID, threadID: message.threadID,
+                                           messageID: id, ipHash: context?.ipHash, moderation: moderation,
+                                           details: AuditEntry.details(["decision": .string(decision), "input": "text", "write": "edit"]))
+                try moderated.insert(db)
+            }
             return message
         }
     }

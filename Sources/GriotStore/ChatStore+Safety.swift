@@ -110,8 +110,11 @@ extension ChatStore {
 extension ChatStore {
     /// Logs the input moderation of a user's message (`message.moderate`, with the scores as
     /// JSON in `moderation`) and, when it was blocked, marks the message `blocked` so it is never
-    /// offered to a model as history.
-    public func recordModeration(messageID: String, moderation: String, decision: String, blocked: Bool, now: Date = Date()) throws {
+    /// offered to a model as history. `write` says which write was moderated: `send`, or `edit`
+    /// for an edit that was refused (the message keeps its text and status; an edit that passes
+    /// is logged by `editMessage`).
+    public func recordModeration(messageID: String, moderation: String, decision: String, blocked: Bool, write: String = "send",
+                                 now: Date = Date()) throws {
         let context = AuditContext.current
         try writer.write { db in
             if blocked {
@@ -124,7 +127,8 @@ extension ChatStore {
                 """, arguments: [messageID])
             var entry = AuditEntry(at: now, action: .messageModerate, userID: row?["userID"], actorID: context?.actorID,
                                    threadID: row?["threadID"], messageID: messageID, ipHash: context?.ipHash, moderation: moderation,
-                                   details: AuditEntry.details(["decision": .string(decision), "input": .string(row?["inputMode"] ?? "text")]))
+                                   details: AuditEntry.details(["decision": .string(decision), "input": .string(write == "edit" ? "text" : row?["inputMode"] ?? "text"),
+                                                                "write": .string(write)]))
             try entry.insert(db)
         }
     }

@@ -42,6 +42,20 @@ public final class ChatStore: Sendable {
         }
     }
 
+    /// Names an untitled thread after a message, as a chat list and an export's header show it.
+    /// Called only for text the input moderation allowed (`MessageGate`), never when a message
+    /// is stored: a blocked or crisis message must not become the name on a list or a PDF.
+    public func nameThread(id: String, from text: String) throws {
+        let title = String(text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(Self.titleLength))
+        guard !title.isEmpty else { return }
+        try writer.write { db in
+            try db.execute(sql: "UPDATE thread SET title = ? WHERE id = ? AND title = ''", arguments: [title, id])
+        }
+    }
+
+    /// Characters of the first allowed message a thread's title keeps.
+    public static let titleLength = 80
+
     /// A thread that has not been deleted.
     public func thread(id: String) throws -> ThreadRecord? {
         try writer.read { db in try ThreadRecord.filter(key: id).filter(Column("deletedAt") == nil).fetchOne(db) }
@@ -79,11 +93,6 @@ public final class ChatStore: Sendable {
                 try db.execute(sql: "UPDATE message SET inputMode = ? WHERE id = ?", arguments: [inputMode, message.id])
             }
             try db.execute(sql: "UPDATE thread SET updatedAt = ? WHERE id = ?", arguments: [now, threadID])
-            if role == .user {
-                // The first question names the thread, as a chat list shows it.
-                try db.execute(sql: "UPDATE thread SET title = ? WHERE id = ? AND title = ''",
-                               arguments: [String(content.prefix(80)), threadID])
-            }
             let owner = try String.fetchOne(db, sql: "SELECT userID FROM thread WHERE id = ?", arguments: [threadID])
             var entry = AuditEntry(at: now, action: .messageCreate, userID: owner, actorID: context?.actorID ?? (role == .user ? owner : nil),
                                    threadID: threadID, messageID: message.id, ipHash: context?.ipHash, moderation: moderation,

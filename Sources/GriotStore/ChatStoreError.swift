@@ -15,7 +15,7 @@ public struct ChatStoreError: Error, Sendable, Hashable, CustomStringConvertible
         self.currentETag = currentETag
     }
 
-    static func messageNotFound(_ id: String) -> ChatStoreError {
+    public static func messageNotFound(_ id: String) -> ChatStoreError {
         ChatStoreError(.notFound, "There is no message \(id): it may have been deleted or archived; reload the thread to see its messages.")
     }
 
@@ -25,7 +25,7 @@ public struct ChatStoreError: Error, Sendable, Hashable, CustomStringConvertible
 }
 
 extension ChatStoreError {
-    static func stale(_ message: MessageRecord, sent: String) -> ChatStoreError {
+    public static func stale(_ message: MessageRecord, sent: String) -> ChatStoreError {
         ChatStoreError(.conflict, "Message \(message.id) changed since you read it (it is now \(message.etag), you sent \(sent)); fetch it again and reapply your change.",
                        currentETag: message.etag)
     }

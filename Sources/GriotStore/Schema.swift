@@ -201,6 +201,22 @@ enum Schema {
                 table.column("lastAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v6: thread titles only from allowed messages") { db in
+            // Until now the first user message named a thread when it was stored, before
+            // moderation: a blocked message could become the title a list and an export print.
+            // Such a title is replaced by the first message that was not blocked, or cleared.
+            try db.execute(sql: """
+                UPDATE thread SET title = COALESCE((
+                    SELECT substr(trim(allowed.content), 1, 80) FROM message AS allowed
+                    WHERE allowed.threadID = thread.id AND allowed.role = 'user' AND allowed.status != 'blocked'
+                      AND allowed.deletedAt IS NULL AND trim(allowed.content) != ''
+                    ORDER BY allowed.sequence LIMIT 1), '')
+                WHERE EXISTS (
+                    SELECT 1 FROM message AS refused
+                    WHERE refused.threadID = thread.id AND refused.role = 'user' AND refused.status = 'blocked'
+                      AND substr(refused.content, 1, 80) = thread.title)
+                """)
+        }
         return migrator
     }
 }

@@ -66,7 +66,7 @@ struct ThreadExportJSONTests {
         #expect(contents == ["Who was Aunt Lil?", "Tell me about the ledger."])
     }
 
-    @Test("Stopped, failed, streaming and blocked messages are kept with their status")
+    @Test("Stopped, failed, streaming and blocked messages are kept with their status; a blocked one without its text")
     func statuses() throws {
         let export = ExportFixtures.export([
             ExportFixtures.message(1, .user, "Who was Aunt Lil?"),
@@ -79,6 +79,8 @@ struct ThreadExportJSONTests {
         #expect(try messages(export).map { $0["status"] as? String }
                 == ["complete", "stopped", "complete", "failed", "blocked", "streaming"])
         #expect(try messages(export)[1]["content"] as? String == "She ran the board")
+        #expect(try messages(export)[4]["content"] as? String == "", "what moderation refused is not handed on")
+        #expect(try !String(decoding: export.json(), as: UTF8.self).contains("safety check stopped"))
     }
 
     @Test("A thread outside any course has course_id null, not a missing key")

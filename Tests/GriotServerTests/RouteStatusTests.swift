@@ -161,6 +161,10 @@ import Yams
                 Case(method: .PUT, path: "/api/coach/courses/course-7/instructions", operation: "PUT /api/coach/courses/{id}/instructions", status: 413, headers: coach, body: huge),
                 Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 413, headers: matching, body: huge),
                 Case(method: .POST, path: "/api/ops/replay", operation: "POST /api/ops/replay", status: 413, headers: ops, body: huge),
+                // An edit a send would block: the send's 422, and the message (and so `matching`) unchanged.
+                Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 422, headers: matching,
+                     body: body(["content": "Shut up, you idiot. You are worthless trash and everyone hates you."])),
+                Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 403, headers: admin, body: body(["content": "x"])),
                 Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 428, headers: maya, body: body(["content": "Hello, coach"])),
                 Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 409, headers: stale, body: body(["content": "Hello, coach"])),
                 Case(method: .PATCH, path: "/api/coach/messages/\(messageID)", operation: "PATCH /api/coach/messages/{id}", status: 400, headers: matching, body: body(["content": " "])),

@@ -41,9 +41,41 @@ struct MigrationTests {
         #expect(try again.message(id: "m-1")?.version == 2)
     }
 
-    @Test("v5 is the last migration and comes after v4")
+    @Test("v6 is the last migration and comes after v5")
     func order() throws {
-        #expect(Schema.migrator.migrations.suffix(3) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention",
-                                                          "v5: safety verdicts and warnings"])
+        #expect(Schema.migrator.migrations.suffix(4) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention",
+                                                          "v5: safety verdicts and warnings", "v6: thread titles only from allowed messages"])
+    }
+
+    @Test("v6 renames a thread a blocked message named after its first allowed message, and leaves other titles alone")
+    func titlesFromAllowedMessages() throws {
+        let database = try TemporaryDatabase()
+        do {
+            let pool = try database.pool()
+            try Schema.migrator.migrate(pool, upTo: "v5: safety verdicts and warnings")
+            try pool.write { db in
+                for (thread, title) in [("t-blocked-first", "You are worthless trash"), ("t-only-blocked", "You are worthless trash"),
+                                        ("t-fine", "Who was Aunt Lil?")] {
+                    try db.execute(sql: "INSERT INTO thread (id, assistant, userID, title, createdAt, updatedAt) VALUES (?, 'coach', 'u-ruth', ?, ?, ?)",
+                                   arguments: [thread, title, t0, t0])
+                }
+                let messages: [(String, String, Int, String, String)] = [
+                    ("m-1", "t-blocked-first", 1, "You are worthless trash", "blocked"),
+                    ("m-2", "t-blocked-first", 3, "How do I start a gratitude practice?", "complete"),
+                    ("m-3", "t-only-blocked", 1, "You are worthless trash", "blocked"),
+                    ("m-4", "t-fine", 1, "Who was Aunt Lil?", "complete"),
+                ]
+                for (id, thread, sequence, content, status) in messages {
+                    try db.execute(sql: """
+                        INSERT INTO message (id, threadID, sequence, role, content, status, createdAt, updatedAt)
+                        VALUES (?, ?, ?, 'user', ?, ?, ?, ?)
+                        """, arguments: [id, thread, sequence, content, status, t0, t0])
+                }
+            }
+        }
+        let chats = try ChatStore(writer: StoryStore(path: database.path).writer)
+        #expect(try chats.thread(id: "t-blocked-first")?.title == "How do I start a gratitude practice?")
+        #expect(try chats.thread(id: "t-only-blocked")?.title == "")
+        #expect(try chats.thread(id: "t-fine")?.title == "Who was Aunt Lil?")
     }
 }

@@ -1,0 +1,166 @@
+import Foundation
+import GriotAuth
+import GriotStore
+import Hummingbird
+
+/// Who may do what, route by route: the one table of the service's permissions, applied by
+/// `AccessMiddleware` before any handler runs. Handlers decide nothing about access; they take
+/// the thread or message this policy admitted from `context.grant`.
+///
+/// Every route the router serves has a row here (a route without one is refused with 500, and
+/// `RoleMatrixTests` fails for it); the statuses each role gets are written in `openapi.yaml`
+/// (`x-access`) and in the README's table, and the test checks all three agree.
+///
+/// ```swift
+/// let grant = try await AccessPolicy(chats: chats).admit("PATCH /api/coach/messages/{id}", caller: caller, request: &request, context: context)
+/// ```
+struct AccessPolicy: Sendable {
+    let chats: ChatStore
+
+    static let coach = "coach"
+    static let griot = "griot"
+
+    /// "METHOD /path" (the router's form, `{id}` for a parameter) → who may call it.
+    static let rules: [String: AccessRule] = [
+        "GET /healthz": .anyone,
+        "GET /readyz": .anyone,
+        "GET /metrics": .anyone,
+        "GET /openapi.yaml": .anyone,
+
+        "POST /api/griot/chat": .signedIn,
+        "POST /api/griot/chat/stream": .signedIn,
+        "GET /api/griot/sessions": .signedIn,
+        "GET /api/griot/sessions/{id}": .threadOwner(assistant: griot, field: "session_id", missing: "session_not_found"),
+        "DELETE /api/griot/sessions/{id}": .threadOwner(assistant: griot, field: "session_id", missing: "session_not_found"),
+
+        "POST /api/stories": .roles([.admin], "Only an admin (or a service token with the admin role) may add stories."),
+        "DELETE /api/stories/{id}": .roles([.admin], "Only an admin may delete stories."),
+        "GET /api/stories/search": .signedIn,
+        "GET /api/stories/near": .signedIn,
+
+        "POST /api/coach/threads": .courseMember,
+        "GET /api/coach/threads/{id}/messages": .threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"),
+        "POST /api/coach/threads/{id}/messages": .threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"),
+        "POST /api/coach/threads/{id}/stop": .threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"),
+        "PUT /api/coach/courses/{id}/instructions": .courseCoach,
+        "GET /api/coach/threads/{id}/export": .threadCourseCoach,
+        "PATCH /api/coach/messages/{id}": .messageAuthor,
+        "DELETE /api/coach/messages/{id}": .messageOwnerOrAdmin,
+
+        "DELETE /api/users/{id}": .selfOrAdmin,
+        "GET /api/audit": .roles([.admin], "Only admins may read the audit log."),
+        "GET /api/ops/turns": .roles([.operator, .admin], "Only operators and admins may list and replay turns."),
+        "POST /api/ops/replay": .roles([.operator, .admin], "Only operators and admins may list and replay turns."),
+    ]
+
+    /// Decides whether `caller` may call `route`, and returns what it admitted them to. Throws
+    /// the 400, 403 or 404 the caller gets otherwise. `request` may have its body collected
+    /// (a rule that reads `course_id`); the handler reads it again from the same request.
+    func admit(_ rule: AccessRule, caller: Caller?, request: inout Request, context: GriotRequestContext) async throws -> AccessGrant {
+        switch rule {
+        case .anyone:
+            return AccessGrant()
+        case .signedIn:
+            _ = try require(caller)
+            return AccessGrant()
+        case .roles(let roles, let refusal):
+            guard roles.contains(try require(caller).role) else { throw forbidden(refusal) }
+            return AccessGrant()
+        case .threadOwner(let assistant, let field, let missing):
+            let caller = try require(caller)
+            let id = try ClientIdentifier.check(try context.parameters.require("id"), field: field)
+            guard let thread = try chats.thread(id: id), thread.userID == caller.userID, thread.assistant == assistant else {
+                throw APIError.notFound(missing, assistant == Self.coach
+                    ? "There is no coaching thread \(id) for you; POST /api/coach/threads with your course_id."
+                    : "There is no session \(id) for you.")
+            }
+            return AccessGrant(thread: thread)
+        case .messageAuthor:
+            let caller = try require(caller)
+            let (message, thread) = try coachingMessage(context)
+            guard let message, let thread, thread.userID == caller.userID else {
+                if message != nil, caller.role.mayAdminister {
+                    throw forbidden("Only a message's author may edit its text. Admins may delete a message (DELETE) or export the thread, never rewrite what someone wrote.")
+                }
+                throw messageNotFound(context)
+            }
+            guard message.role == .user else {
+                throw forbidden("Only your own messages can be edited, not the coach's replies.")
+            }
+            return AccessGrant(thread: thread, message: message)
+        case .messageOwnerOrAdmin:
+            let caller = try require(caller)
+            let (message, thread) = try coachingMessage(context)
+            guard let message, let thread, thread.userID == caller.userID || caller.role.mayAdminister else { throw messageNotFound(context) }
+            return AccessGrant(thread: thread, message: message)
+        case .courseMember:
+            let caller = try require(caller)
+            // The course is in the body; a body without one is the handler's 400 to give.
+            let body: ByteBuffer
+            do {
+                body = try await request.collectBody(upTo: context.maxUploadSize)
+            } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+                throw APIError.bodyTooLarge(limit: context.maxUploadSize)
+            }
+            if let courseID = (try? JSONDecoder().decode(CoachRoutes.ThreadBody.self, from: Data(buffer: body)))?.courseID, !courseID.isEmpty {
+                try checkCourse(courseID, for: caller)
+            }
+            return AccessGrant()
+        case .courseCoach:
+            let caller = try require(caller)
+            guard caller.role == .coach || caller.role == .admin else {
+                throw forbidden("Only the course's coach or an admin may set its instructions.")
+            }
+            try checkCourse(try context.parameters.require("id"), for: caller)
+            return AccessGrant()
+        case .threadCourseCoach:
+            let caller = try require(caller)
+            guard caller.role.mayExportConversations else { throw forbidden("Only coaches and admins may export conversations.") }
+            let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "thread_id")
+            // A coach sees the threads of their own courses (every course when the token names none).
+            guard let thread = try chats.thread(id: id), thread.assistant == Self.coach,
+                  caller.role.mayAdminister || caller.courseIDs.map({ courses in thread.courseID.map(courses.contains) ?? false }) ?? true
+            else {
+                throw APIError.notFound("thread_not_found", "There is no coaching thread \(id) in your courses.")
+            }
+            return AccessGrant(thread: thread)
+        case .selfOrAdmin:
+            let caller = try require(caller)
+            guard caller.userID == (try context.parameters.require("id")) || caller.role.mayAdminister else {
+                throw forbidden("You may erase only your own data; an admin can erase another user's.")
+            }
+            return AccessGrant()
+        }
+    }
+
+    private func require(_ caller: Caller?) throws -> Caller {
+        guard let caller else { throw APIError(.unauthorized, code: "unauthenticated", "Send Authorization: Bearer <token>.") }
+        return caller
+    }
+
+    private func forbidden(_ message: String) -> APIError {
+        APIError(.forbidden, code: "forbidden", message)
+    }
+
+    /// A caller may use a course named in their token's `course_ids` (all courses when the claim
+    /// is absent); an admin any course.
+    private func checkCourse(_ courseID: String, for caller: Caller) throws {
+        if let courses = caller.courseIDs, !courses.contains(courseID), caller.role != .admin {
+            throw forbidden("Your token does not include course \(courseID).")
+        }
+    }
+
+    /// The live message `{id}` and its thread, when it is in a coaching thread.
+    private func coachingMessage(_ context: GriotRequestContext) throws -> (MessageRecord?, ThreadRecord?) {
+        let id = try context.parameters.require("id")
+        guard let message = try chats.message(id: id), let thread = try chats.thread(id: message.threadID), thread.assistant == Self.coach else {
+            return (nil, nil)
+        }
+        return (message, thread)
+    }
+
+    private func messageNotFound(_ context: GriotRequestContext) -> APIError {
+        let id = context.parameters.get("id") ?? ""
+        return APIError.notFound("message_not_found", "There is no message \(id) of yours; it may have been deleted. Reload the thread's messages.")
+    }
+}
