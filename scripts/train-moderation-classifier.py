@@ -19,9 +19,13 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODEL = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("GRIOT_MODEL_DIR", os.path.expanduser("~/.cache/griot/models/all-MiniLM-L6-v2"))
-FILES = ["evals/moderation/semantic-training.jsonl", "evals/moderation/tuning.jsonl", "evals/moderation/cases.jsonl"]
+FILES = ["evals/moderation/semantic-training.jsonl", "evals/moderation/semantic-training-2.jsonl", "evals/moderation/tuning.jsonl", "evals/moderation/cases.jsonl"]
 BUCKETS = 4096
-MAX_FP = 0.02
+# Share of the training data's hard benign lines (grief, idioms, method-like questions with a
+# safe reading, giving things away after a move) a head's line may let over, out of fold. The
+# hard lines are far harder than ordinary messages; the pipeline's gates and the held-out
+# benign figure are what the 2 % target is judged on.
+MAX_FP = {"selfHarm": 0.06, "harm": 0.04}
 L2 = 1e-3
 MEAN_SCALE = 3.0
 # Words that send a sentence past the layer in ModerationSemanticGate (history, reports, lessons):
@@ -128,8 +132,19 @@ def main():
     texts, labels = load()
     # A message is as harmful as its worst sentence; each sentence of a harmful message is kept
     # with the message's label only when the message has one sentence, else the whole message.
-    X = np.stack([features([w for s in sentences(t) for w in s]) for t in texts])
-    labels = np.array(labels)
+    # The Swift side scores every sentence and the whole message; every sentence of a benign
+    # message is benign, so those sentences are examples too (a harmful message's sentences are
+    # not: which one carries the harm is not labelled).
+    rows, row_labels, row_texts = [], [], []
+    for t, label in zip(texts, labels):
+        parts = sentences(t)
+        rows.append([w for s in parts for w in s]); row_labels.append(label); row_texts.append(t)
+        if label == "benign" and len(parts) > 1:
+            for part in parts:
+                if len(part) >= 2: rows.append(part); row_labels.append(label); row_texts.append(" ".join(part))
+    texts = row_texts
+    X = np.stack([features(r) for r in rows])
+    labels = np.array(row_labels)
     met = np.array([not (set(w for s in sentences(t) for w in s) & GATED) and not re.search(r"\b1[5-9]\d\d\b|\b200\d\b", t) for t in texts])
     rng = np.random.default_rng(14)
     folds = rng.integers(0, 5, len(texts))
@@ -141,7 +156,7 @@ def main():
             tr, te = folds != k, folds == k
             w, b = train(X[tr], y[tr]); oof[te] = X[te] @ w + b
         benign = np.sort(oof[(labels == "benign") & met])[::-1]
-        allowed = int(np.floor(MAX_FP * len(benign)))
+        allowed = int(np.floor(MAX_FP[head] * len(benign)))
         threshold = float(benign[allowed]) + 1e-3
         recall = float((oof[y == 1] > threshold).mean())
         fp = float((oof[(labels == "benign") & met] > threshold).mean())
@@ -164,7 +179,7 @@ def main():
         out.write(f"    static let dimension = {cols}\n    static let buckets = {BUCKETS}\n    static let meanScale: Float = {MEAN_SCALE!r}\n")
         for head, (w, b, t) in result.items():
             out.write(f"    static let {head}Bias: Float = {b!r}\n")
-            out.write(f"    /// Logit a sentence must exceed: at most {MAX_FP:.0%} of the training data's benign lines, out of fold, cross it.\n")
+            out.write(f"    /// Logit a sentence must exceed: at most {MAX_FP[head]:.0%} of the training data's hard benign lines, out of fold, cross it.\n")
             out.write(f"    static let {head}Threshold: Float = {t!r}\n")
             out.write(f"    static let {head}Weights = \"{b64(w)}\"\n")
         out.write("}\n")

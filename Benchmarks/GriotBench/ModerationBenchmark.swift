@@ -210,7 +210,8 @@ struct ModerationBenchmark: AsyncParsableCommand {
         var order: [String] = []
         var harmful = Tally(), benign = Tally()
         for item in cases {
-            let got = decision(moderator.classify(item.text))
+            let result = moderator.classify(item.text)
+            let got = decision(result)
             let category = item.category ?? item.expect
             if byCategory[category] == nil { order.append(category) }
             var tally = byCategory[category, default: Tally()]
@@ -226,7 +227,7 @@ struct ModerationBenchmark: AsyncParsableCommand {
                 if got == item.expect { harmful.right += 1 }
                 if got != "allow" { harmful.caught += 1 }
             }
-            if printFailures && got != item.expect { print("  FAIL expected \(item.expect), got \(got): \(item.text)") }
+            if printFailures && got != item.expect { print("  FAIL expected \(item.expect), got \(got): \(item.text)\(result.reasons.isEmpty ? "" : "  [" + result.reasons.joined(separator: "; ") + "]")") }
         }
         print("| category | expected | as expected | caught (crisis or block) |")
         print("|---|---|---|---|")

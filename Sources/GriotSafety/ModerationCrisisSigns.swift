@@ -80,6 +80,15 @@ enum ModerationCrisisSigns {
                       ["would", "anyone", "miss", "me"], ["will", "anyone", "miss", "me"], ["nobody", "would", "care", "if", "i", "died"]])
         add(.anyone, [["notice", "if", "i"], ["care", "if", "i"], ["miss", "me", "if", "i"], ["notice", "when", "i"], ["miss", "me", "when", "i"]],
             then: gone)
+        // Going for good: "before I go for good", "tonight I'm checking out for good" (but "leaving
+        // London for good" is a move).
+        add(.me, [["go", "for", "good"], ["checking", "out", "for", "good"], ["check", "out", "for", "good"], ["be", "gone", "for", "good"]],
+            notFollowedBy: ["to", "from", "in", "abroad", "overseas"])
+        // "I don't see why I should keep existing"; "I'm going to end everything this weekend".
+        add(.me, [["keep", "existing"], ["go", "on", "existing"], ["continue", "existing"], ["keep", "on", "existing"]], needsNegation: true,
+            notFollowedBy: ["in", "as", "like", "on", "at"])
+        add(.me, [["going", "to", "end", "everything"], ["gonna", "end", "everything"], ["will", "end", "everything"], ["want", "to", "end", "everything"],
+                  ["ready", "to", "end", "everything"]], notFollowedBy: ["with", "between", "at", "on"])
         // Preparation: goodbyes said and written.
         add(.me, [["said", "my", "goodbyes"], ["saying", "my", "goodbyes"], ["say", "my", "goodbyes"]])
         return signs

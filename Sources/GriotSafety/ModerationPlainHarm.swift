@@ -28,7 +28,10 @@ enum ModerationPlainHarm {
         ["you", "will", "not", "see", "me", "coming"], ["your", "last", "one"], ["i", "know", "what", "car", "you", "drive"], ["i", "know", "your", "schedule"],
         ["been", "watching", "your"], ["i", "am", "watching", "you"], ["will", "pay", "for", "what", "you", "did"], ["hope", "i", "never", "find", "out", "where", "you", "live"],
         ["end", "up", "in", "the", "river"], ["end", "up", "dead"], ["end", "up", "in", "a", "ditch"], ["end", "up", "in", "the", "hospital"], ["end", "up", "missing"],
-        ["go", "die"], ["kill", "yourself"], ["hope", "you", "die"], ["you", "will", "die", "alone"], ["waiting", "outside", "your"],
+        ["go", "die"], ["kill", "yourself"], ["you", "never", "walk", "again"], ["never", "walk", "again"], ["you", "will", "never", "see", "again"],
+        ["put", "you", "in", "the", "hospital"], ["put", "you", "in", "hospital"], ["put", "you", "in", "the", "ground"], ["put", "you", "in", "a", "wheelchair"],
+        ["with", "a", "broken", "neck"], ["with", "a", "broken", "jaw"], ["with", "broken", "legs"],
+        ["knows", "where", "you", "live"], ["know", "where", "you", "live"], ["hope", "you", "die"], ["you", "will", "die", "alone"], ["waiting", "outside", "your"],
     ]
     private static let abuse: Set<String> = [
         "scum", "leech", "coward", "trash", "garbage", "vermin", "parasite", "subhuman", "cockroach", "rat", "pig", "worm", "brainless",
@@ -83,6 +86,12 @@ enum ModerationPlainHarm {
                 } else if ["tracks", "train", "bridge", "cliff", "rooftop", "ledge"].contains(where: present.contains),
                           has(["how", "quick"]) || has(["how", "fast"]) || has(["how", "easy"]) || has(["be", "over"]) {
                     selfHarm = "a method weighed, said in the first person"
+                } else if ["cliff", "cliffs", "bridge", "river", "sea", "ocean", "lake", "tracks", "quarry", "woods", "edge"].contains(where: present.contains),
+                          has(["not", "coming", "back"]) || has(["not", "driving", "back"]) || has(["never", "coming", "back"]) || has(["not", "walking", "back"]) {
+                    selfHarm = "going somewhere dangerous and not coming back"
+                } else if !present.isDisjoint(with: ["lethal", "fatal", "deadly"]), present.contains("dose") || !present.isDisjoint(with: medication),
+                          present.contains("my") || has(["need", "more"]) || has(["enough", "to"]) {
+                    selfHarm = "a fatal dose weighed, said in the first person"
                 } else if has(["walk", "into", "the"]), ["sea", "ocean", "river", "lake"].contains(where: present.contains) {
                     selfHarm = "walking into water, said in the first person"
                 } else if has(["final", "letters"]) || has(["final", "letter"]) || has(["suicide", "note"]) || has(["last", "letters"]) {
@@ -114,7 +123,7 @@ enum ModerationPlainHarm {
                 if (has(["how", "many"]) || has(["how", "much"]) || has(["what", "dose"]) || has(["what", "amount"]) || has(["which"])),
                    !present.isDisjoint(with: medication) || present.contains("dose"), !present.isDisjoint(with: lethal) {
                     selfHarm = "a question about a fatal dose"
-                } else if present.contains("suicide"), ["plan", "option", "considering", "tonight", "only", "way", "decided"].contains(where: present.contains) {
+                } else if present.contains("suicide"), ["plan", "option", "considering", "tonight", "decided"].contains(where: present.contains) || has(["only", "way"]) {
                     selfHarm = "suicide considered as a plan"
                 }
             }
@@ -122,11 +131,24 @@ enum ModerationPlainHarm {
                 result.selfHarm = max(result.selfHarm, 0.85)
                 result.reasons.append("self-harm: \(selfHarm)")
             }
-            let denied = present.contains("not") && !has(["will", "not", "see", "me", "coming"]) || present.contains("never") && !has(["hope", "i", "never"])
+            let denied = present.contains("not") && !has(["will", "not", "see", "me", "coming"]) || present.contains("never") && !has(["hope", "i", "never"]) && !has(["never", "walk", "again"]) && !has(["you", "will", "never", "see"])
             // "I'll set your car on fire", "burn down his house": harm to what a person owns.
             let arson = (has(["on", "fire"]) && ["set", "setting", "light"].contains(where: present.contains) || has(["burn", "down"]))
                 && ["your", "his", "her", "their"].contains(where: present.contains)
-            if !denied, arson || veiled.contains(where: has) {
+            // "When I catch that neighbour alone, he's dead"; "I'm going to put my landlord in the
+            // hospital"; "my cousin has a gun and knows where Dana lives".
+            let caught = (has(["when", "i", "catch"]) || has(["if", "i", "catch"]) || has(["when", "i", "find"]) || has(["when", "i", "get", "my", "hands", "on"]))
+                && (present.contains("dead") || has(["is", "done"]) || has(["are", "done"]))
+            let intent = ["going", "gonna", "will", "am", "i"].contains(where: present.contains)
+            let hospitalised = intent && words.indices.contains { index in
+                words[index] == "put" && words[index + 1..<min(words.count, index + 5)].contains("in")
+                    && words[index + 1..<min(words.count, index + 7)].contains { ["hospital", "ground", "wheelchair", "grave", "coma", "icu"].contains($0) }
+                    && !words[max(0, index - 3)..<index].contains { ["had", "have", "we", "they", "doctors"].contains($0) }
+            }
+            let armedAndWatching = ["gun", "knife", "rifle", "weapon", "machete"].contains(where: present.contains)
+                && words.indices.contains { ["know", "knows", "found"].contains(words[$0]) && words[$0 + 1..<min(words.count, $0 + 5)].contains("where")
+                    && words[$0 + 1..<min(words.count, $0 + 7)].contains { ["lives", "live", "works", "sleeps", "parks"].contains($0) } }
+            if !denied, arson || caught || hospitalised || armedAndWatching || veiled.contains(where: has) {
                 result.violence = max(result.violence, 0.85)
                 result.harassment = max(result.harassment, 0.85)
                 result.reasons.append("veiled threat against a person")

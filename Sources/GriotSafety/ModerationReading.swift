@@ -175,6 +175,7 @@ struct ModerationReading {
             if Self.illnesses.contains(words[index].text), literalIllness(index), !range.contains(where: { text($0) == "rather" }) { continue }
             if cue.isEmpty { continue }
             if cue.contains(.violentAct) && !lexicon.has(words[index].text, .positive) {
+                if idiomaticViolence(index) { continue }
                 // "…are getting murdered", "…being attacked": the group is the victim, not the target of a threat.
                 if ["getting", "being", "got"].contains(text(index - 1)) { deniedHarm = true; continue }
                 // "the lynching", "a shooting": an event being talked about, not an act being threatened.
@@ -338,6 +339,18 @@ struct ModerationReading {
 
     /// "break your legs", "smash his face in", "break every bone in…": harm to someone else's body
     /// ("I broke my leg skiing" is an accident, not a threat).
+    /// A violent verb in a fixed phrase that names no violence: "shoot for Wednesday", "shoot me
+    /// an email", "kill time", "killing it on stage".
+    func idiomaticViolence(_ index: Int) -> Bool {
+        let verb = text(index), next = text(index + 1)
+        if verb.hasPrefix("shoot") || verb == "shot" {
+            return next == "for" || ["me", "us", "him", "her", "them", "you"].contains(next) && ["a", "an", "the", "over"].contains(text(index + 2))
+                || next == "a" && ["message", "text", "note", "email", "line", "quick"].contains(text(index + 2))
+        }
+        if verb.hasPrefix("kill") { return next == "time" || verb == "killing" && next == "it" }
+        return false
+    }
+
     private func bodilyHarm(_ index: Int, in range: Range<Int>) -> Bool {
         guard Self.breaking.contains(text(index)) else { return false }
         var cursor = index + 1

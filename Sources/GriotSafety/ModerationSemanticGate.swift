@@ -78,10 +78,14 @@ public struct ModerationSemanticGate: Sendable {
         // The rules already read this message's harsh words as quoted, reported or condemned:
         // the semantic layer does not overrule them.
         let framed = rules.reasons.contains { $0.contains("quotation") || $0.contains("reported") || $0.contains("condemned") || $0.contains("counter") }
-        for words in sentences where words.count >= 2 {
+        // Each sentence, and the whole message when it has several: a plan can be spread over
+        // sentences ("The rope is in the garage. Tonight.") that read as nothing one by one.
+        var readings = sentences.map { (words: $0, whole: false) }
+        if sentences.count > 1 { readings.append((sentences.flatMap { $0 }, true)) }
+        for (words, whole) in readings where words.count >= 2 {
             let present = Set(words)
             if !present.isDisjoint(with: Self.telling) || words.contains(where: Self.isYear) { continue }
-            let matches = semantics.matches(words.joined(separator: " "))
+            let matches = whole ? [:] : semantics.matches(words.joined(separator: " "))
             let learned = semantics.classified(words)
             let me = !present.isDisjoint(with: Self.firstPerson)
             let you = !present.isDisjoint(with: Self.secondPerson)

@@ -6,7 +6,7 @@
 enum ModerationSpanish {
     static let crisis: [[String]] = [
         ["quiero", "matarme"], ["voy", "a", "matarme"], ["suicidarme"], ["me", "quiero", "suicidar"], ["me", "voy", "a", "suicidar"],
-        ["quitarme", "la", "vida"], ["quiero", "morir"], ["quiero", "morirme"], ["me", "quiero", "morir"],
+        ["quitarme", "la", "vida"], ["me", "voy", "a", "quitar", "la", "vida"], ["me", "quiero", "quitar", "la", "vida"], ["me", "voy", "a", "matar"], ["me", "quiero", "matar"], ["quiero", "morir"], ["quiero", "morirme"], ["me", "quiero", "morir"],
         ["no", "quiero", "seguir", "viviendo"], ["no", "quiero", "vivir"], ["no", "quiero", "seguir", "vivo"],
         ["tomo", "todas", "las", "pastillas"], ["tomarme", "todas"], ["tomar", "todas", "las", "pastillas"],
         ["guardando", "las", "pastillas"], ["guardando", "pastillas"], ["me", "corto"], ["cortarme"], ["me", "hago", "dano"], ["hacerme", "dano"],
@@ -19,7 +19,7 @@ enum ModerationSpanish {
         ["se", "donde", "vives"], ["se", "donde", "trabajas"], ["se", "donde", "estudian"], ["se", "donde", "estudia"], ["se", "donde", "viven"],
         ["te", "estoy", "vigilando"], ["vas", "a", "pagar"], ["te", "vas", "a", "arrepentir"], ["romper", "la", "cara"], ["partir", "la", "cara"],
     ]
-    static let insults: Set<String> = ["inutil", "idiota", "imbecil", "basura", "estupido", "estupida", "asco", "cobarde", "porqueria", "cabron", "pendejo", "gilipollas", "mierda"]
+    static let insults: Set<String> = ["inutil", "idiota", "imbecil", "imbecile", "basura", "estupido", "estupida", "asco", "cobarde", "porqueria", "cabron", "pendejo", "gilipollas", "mierda"]
 
     /// Scores for the Spanish phrases found; zero when none is.
     static func reading(_ text: ModerationText) -> ModerationResult {
@@ -46,8 +46,13 @@ enum ModerationSpanish {
             result.harassment = max(result.harassment, 0.85)
             result.reasons.append("threat of violence (Spanish)")
         }
-        let addressed = words.contains { ["eres", "callate", "maldito", "maldita", "tu"].contains($0) }
-        if addressed, words.contains(where: insults.contains) {
+        // "cállate" reaches here as "callate" or, split as two glued English words, "call ate";
+        // "imbécil" may come back repaired to the English "imbecile".
+        // "te" addresses the reader too, but "qué asco de día, te lo juro" is no insult: with "te"
+        // alone the insult must name a person.
+        let addressed = words.contains { ["eres", "callate", "maldito", "maldita", "tu"].contains($0) } || contains(["call", "ate"])
+        let addressedByObject = words.contains("te") && words.contains { insults.contains($0) && !["mierda", "asco", "porqueria"].contains($0) }
+        if addressed || addressedByObject, words.contains(where: insults.contains) {
             result.harassment = max(result.harassment, 0.85)
             result.reasons.append("insult aimed at the reader (Spanish)")
         }
