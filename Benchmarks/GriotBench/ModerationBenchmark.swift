@@ -35,6 +35,9 @@ struct ModerationBenchmark: AsyncParsableCommand {
     @Flag(help: "Print each tuning and own-case line's closest prototype similarity per kind (for calibrating; never the held-out files).")
     var similarities = false
 
+    @Option(help: "Extra logit margins for the learned self-harm and harm heads, 'SELF,HARM' (calibration sweeps; default 0,0).")
+    var learnedMargins: String?
+
     @Option(help: "Timed passes over the messages; the fastest counts.")
     var passes = 5
 
@@ -86,7 +89,15 @@ struct ModerationBenchmark: AsyncParsableCommand {
         } else {
             let folder = model.map { URL(fileURLWithPath: $0) } ?? ModerationSemantics.defaultModelFolder
             let semantics = try ModerationSemantics(folder: folder)
-            moderator = LocalModerator(semantics: semantics)
+            var thresholds = ModerationSemanticGate.Thresholds.calibrated
+            if let learnedMargins {
+                let parts = learnedMargins.split(separator: ",").compactMap { Float($0.trimmingCharacters(in: .whitespaces)) }
+                guard parts.count == 2 else { throw ValidationError("--learned-margins takes two numbers, 'SELF,HARM', for example 0.5,0.3") }
+                thresholds.learnedSelfHarmMargin = parts[0]
+                thresholds.learnedHarmMargin = parts[1]
+                print("learned heads: extra margins self-harm \(parts[0]), harm \(parts[1])")
+            }
+            moderator = LocalModerator(semantics: semantics, thresholds: thresholds)
             print("moderator: rules and the semantic layer (\(semantics.prototypeCount) prototypes, static MiniLM vectors from \(folder.path))")
         }
 

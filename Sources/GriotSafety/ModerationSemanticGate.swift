@@ -17,6 +17,15 @@ public struct ModerationSemanticGate: Sendable {
         // the dehumanising and 0.64 to the insult bank; each line sits just above the highest
         // benign line, so the layer speaks only when a sentence nearly restates a prototype.
         public static let calibrated = Thresholds(selfHarm: 0.88, threat: 0.77, dehumanising: 0.60, insult: 0.66)
+        /// Logit margins the learned heads must exceed beyond their generated lines (0 speaks at
+        /// the line the training script set); `griot-bench moderation --learned-margins` sweeps
+        /// them on a calibration file.
+        /// Set on `evals/moderation/calibration.jsonl` (written for this, not held out): the
+        /// largest recall at which the learned heads stop no benign line there that the rules
+        /// and prototypes do not already stop (self-harm 0.42, threats 0.67, insults 0.60, benign
+        /// 5/135 at these margins, against 0.62, 0.77, 0.80 and 13/135 at the generated lines).
+        public var learnedSelfHarmMargin: Float = 2
+        public var learnedHarmMargin: Float = 1
 
         public init(selfHarm: Float, threat: Float, dehumanising: Float, insult: Float) {
             self.selfHarm = selfHarm
@@ -101,7 +110,7 @@ public struct ModerationSemanticGate: Sendable {
                     result.reasons.append(String(format: "self-harm: close to a crisis statement (%.2f)", match.similarity))
                 }
             }
-            if let learned, learned.selfHarm > 0, selfHarmSpeaker, !deniesSelfHarm(present), Double(Self.selfHarmScore) > result.selfHarm {
+            if let learned, learned.selfHarm > thresholds.learnedSelfHarmMargin, selfHarmSpeaker, !deniesSelfHarm(present), Double(Self.selfHarmScore) > result.selfHarm {
                 result.selfHarm = Self.selfHarmScore
                 result.reasons.append(String(format: "self-harm: the learned layer reads it so (margin %.2f)", learned.selfHarm))
             }
@@ -112,7 +121,7 @@ public struct ModerationSemanticGate: Sendable {
                 if you { result.harassment = max(result.harassment, Self.blockScore) }
                 result.reasons.append(String(format: "threat of harm to a person: close to a threat statement (%.2f)", match.similarity))
             }
-            if let learned, learned.harm > 0, !denied, !warm, !present.contains("myself"), result.harassment < Self.blockScore, result.violence < Self.blockScore {
+            if let learned, learned.harm > thresholds.learnedHarmMargin, !denied, !warm, !present.contains("myself"), result.harassment < Self.blockScore, result.violence < Self.blockScore {
                 result.violence = max(result.violence, Self.blockScore)
                 result.harassment = max(result.harassment, Self.blockScore)
                 result.reasons.append(String(format: "threat or abuse aimed at a person: the learned layer reads it so (margin %.2f)", learned.harm))
