@@ -41,9 +41,10 @@ struct MigrationTests {
         #expect(try again.message(id: "m-1")?.version == 2)
     }
 
-    @Test("v5 is the last migration and comes after v4")
+    @Test("v6 is the last migration and comes after v5")
     func order() throws {
-        #expect(Schema.migrator.migrations.suffix(3) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention",
-                                                          "v5: safety verdicts and warnings"])
+        #expect(Schema.migrator.migrations.suffix(4) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention",
+                                                          "v5: safety verdicts and warnings",
+                                                          "v6: abuse limits under a user pseudonym, retained texts"])
     }
 }
