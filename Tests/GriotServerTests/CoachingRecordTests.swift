@@ -39,9 +39,11 @@ import Testing
     /// through scrollback, already holds it. Before, the reply was saved only when the next
     /// sentence was released, so it stayed unsaved for as long as the long sentence took.
     @Test func textThatReachedTheClientIsStoredBeforeTheNextSentenceIsReleased() async throws {
-        let long = [" Then"] + (1...24).map { " word\($0)" }
-        let pieces = ["Take one small step today."] + long + ["."]
-        try await StubChatServer.with({ _ in .stream(pieces, pause: 0.25) }) { stub in
+        // The short sentence and the first word after it come at once; the long one then takes 6 s.
+        var steps: [StubReply.Step] = [.send(SSE.chunk(role: "assistant")), .send(SSE.chunk("Take one small step today.")), .send(SSE.chunk(" Then"))]
+        for index in 1...24 { steps += [.pause(seconds: 0.25), .send(SSE.chunk(" word\(index)"))] }
+        steps += [.send(SSE.chunk(".")), .send(SSE.finish("stop")), .send(SSE.done)]
+        try await StubChatServer.with({ [steps] _ in StubReply(steps: steps) }) { stub in
             let service = try await TestService(provider: try RemoteProviderForTests.make(stub.baseURL))
             let maya = try await service.headers("u-maya-autosave")
             try await service.test(.live) { client in
