@@ -58,6 +58,7 @@ let package = Package(
         .target(name: "GriotStore", dependencies: [
             "GriotStories",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The archive: the store and the index kept in step (ingest, delete, search).
         .target(name: "GriotArchive", dependencies: ["GriotStories", "GriotSearch", "GriotStore", "GriotText", "GriotEmbedding", "GriotProviders"]),
@@ -151,6 +152,7 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Runs the built `griot` binary the way a person or a script would.
         .testTarget(name: "GriotCLITests", dependencies: [

@@ -35,6 +35,12 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
     @Option(help: "Tokens in each reply.")
     var tokens = 400
 
+    /// Sentences of random lengths test the auto-save: the output gate holds a sentence until its
+    /// full stop, so a short sentence followed by a long one is on the client long before the
+    /// next sentence is released.
+    @Option(help: "Words in each sentence of the reply: a number (12), or a range (2-80) for random lengths, the same for every chat.")
+    var sentenceWords = "12"
+
     /// 50 ms a token is 20 tokens a second, the pace of a hosted model (they stream at 20-100).
     @Option(help: "Seconds between two tokens of a reply.")
     var pace = 0.050
@@ -61,6 +67,9 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
 
     func validate() throws {
         guard chats.allSatisfy({ $0 > 0 }) else { throw ValidationError("--chats must be positive, e.g. --chats 100 1000") }
+        guard Self.sentenceLengths(sentenceWords) != nil else {
+            throw ValidationError("--sentence-words must be a number or a range of positive numbers, e.g. 12 or 2-80")
+        }
         guard tokens >= 1, pace > 0, ramp >= 0, threads >= 1 else {
             throw ValidationError("--tokens ≥ 1, --pace > 0, --ramp ≥ 0 and --threads ≥ 1, e.g. --tokens 400 --pace 0.05 --ramp 10")
         }
@@ -68,14 +77,15 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-        let reply = Self.reply(tokens: tokens)
+        let reply = Self.reply(tokens: tokens, sentenceWords: Self.sentenceLengths(sentenceWords)!)
         let stub = try await PacedModelStub.start(pieces: reply, pace: pace, group: group)
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("griot-serve-load-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer {
             if keep { print("kept \(work.path)") } else { try? FileManager.default.removeItem(at: work) }
         }
-        print("stub model on \(stub.baseURL): \(tokens) tokens, one every \(Self.format(pace * 1000)) ms (\(Self.format(Double(tokens) * pace)) s a reply)")
+        print("stub model on \(stub.baseURL): \(tokens) tokens, one every \(Self.format(pace * 1000)) ms (\(Self.format(Double(tokens) * pace)) s a reply), "
+              + "sentences of \(sentenceWords) words")
         print("fd limit \(Self.openFileLimit()); \(ProcessInfo.processInfo.activeProcessorCount) cores shared by the service, the stub and the client")
 
         let template = work.appendingPathComponent("template.sqlite")
@@ -156,10 +166,28 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         let started = NIODeadline.now()
         let outcomes = try await send(chats, with: client)
         let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
+        let autosave = try await autosaveLag(client: client)
         let memory = (ready: readyRSS, after: service.memoryKiB("VmRSS") ?? 0, peak: service.memoryKiB("VmHWM") ?? 0)
         let serviceCPU = (service.cpuSeconds() ?? 0) - cpuBefore, benchCPU = Self.ownCPUSeconds() - ownBefore
         let cpu = (service: serviceCPU, bench: benchCPU, others: Self.machineCPUSeconds() - machineBefore - serviceCPU - benchCPU)
-        return report(griot: outcomes, stub: stub, peer: peer, elapsed: elapsed, memory: memory, cpu: cpu)
+        return report(griot: outcomes, stub: stub, peer: peer, elapsed: elapsed, memory: memory, cpu: cpu) + "; " + autosave
+    }
+
+    /// The auto-save lag of this run, from the service's `griot_reply_autosave_lag_seconds`
+    /// histogram (one sample per delta: sent to the client → its text stored and synced).
+    /// Percentiles are the upper bound of the bucket they fall in (5 ms wide below 100 ms, 25 ms
+    /// to 1 s), so they are at most one bucket pessimistic.
+    private func autosaveLag(client: StreamingChatClient) async throws -> String {
+        let probe = StreamingChatClient.Chat(marker: "metrics", method: .GET, path: "/metrics", dialect: .plain, keepsText: true)
+        let outcome = try await client.send(probe, at: .now()).get()
+        guard outcome.status == 200 else { return "auto-save lag: /metrics answered \(outcome.status.map(String.init) ?? "nothing")" }
+        let lag = AutosaveLagHistogram(metrics: outcome.text)
+        let line = "auto-save lag, delta sent → text stored and synced: \(lag)"
+        print("  " + line)
+        if let p99 = lag.percentile(0.99) {
+            print("  auto-save p99 against the 500 ms standard: \(Self.format(p99 / 500))x (≤ 1 meets it)")
+        }
+        return line
     }
 
     private func griotChat(marker: String, index: Int, token: String) -> StreamingChatClient.Chat {
@@ -210,7 +238,7 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
 
     private func report(griot outcomes: [StreamingChatClient.Outcome], stub: PacedModelStub, peer: Distribution?, elapsed: Double,
                         memory: (ready: Int, after: Int, peak: Int), cpu: (service: Double, bench: Double, others: Double)) -> String {
-        let reply = Self.reply(tokens: tokens)
+        let reply = Self.reply(tokens: tokens, sentenceWords: Self.sentenceLengths(sentenceWords)!)
         let expectedBytes = reply.joined().utf8.count
         var overhead: [Double] = [], relay: [Double] = [], grouping: [Double] = [], beforeModel: [Double] = []
         var firstDelta: [Double] = [], whole: [Double] = [], tokensInFirst: [Double] = []
@@ -275,15 +303,31 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
     /// The stub's reply: common English words, each one token in cl100k_base and o200k_base,
     /// in sentences of 12 (the 12th piece carries the full stop), since the griot's output
     /// stages pass text a whole sentence at a time, as a real model's reply has them.
-    static func reply(tokens: Int) -> [String] {
+    static func reply(tokens: Int, sentenceWords: ClosedRange<Int> = 12...12) -> [String] {
+        // The lengths are drawn from a fixed seed, so every chat and every run get the same reply.
+        var random = SplitMix(seed: 0x6772_696f_74)
+        var sentenceEnd = Int.random(in: sentenceWords, using: &random) - 1
+        var sentenceStart = 0
         let words = ["The", "river", "rose", "in", "the", "spring", "and", "my", "grandmother", "told", "us", "how", "her", "family",
                      "left", "their", "house", "on", "a", "boat", "with", "two", "cows", "while", "people", "sang", "at", "church", "that",
                      "night", "for", "every", "one", "of", "them", "who", "made", "it", "to", "town"]
         return (0..<tokens).map { index in
             var word = words[index % words.count]
-            if index % 12 == 0 { word = word.prefix(1).uppercased() + word.dropFirst() }
-            return (index == 0 ? "" : " ") + word + (index % 12 == 11 ? "." : "")
+            if index == sentenceStart { word = word.prefix(1).uppercased() + word.dropFirst() }
+            let ends = index == sentenceEnd
+            if ends {
+                sentenceStart = index + 1
+                sentenceEnd = index + Int.random(in: sentenceWords, using: &random)
+            }
+            return (index == 0 ? "" : " ") + word + (ends ? "." : "")
         }
+    }
+
+    /// "12" → 12...12, "2-80" → 2...80; nil for anything else.
+    static func sentenceLengths(_ text: String) -> ClosedRange<Int>? {
+        let parts = text.split(separator: "-").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard (1...2).contains(parts.count), let low = parts.first ?? nil, let high = parts.last ?? nil, low >= 1, high >= low else { return nil }
+        return low...high
     }
 
     static func question(_ index: Int, marker: String) -> String {

@@ -148,7 +148,11 @@ private final class ChatStreamHandler: ChannelInboundHandler {
             outcome.status = Int(head.status.code)
             outcome.headAt = now
         case .body(let buffer):
-            guard chat.dialect != .plain else { return }
+            guard chat.dialect != .plain else {
+                // A plain reply's body is kept only when asked for (the service's /metrics).
+                if chat.keepsText { outcome.text += String(buffer: buffer) }
+                return
+            }
             events.feed(buffer, at: now) { block, startedAt in read(block, startedAt: startedAt) }
         case .end:
             report(failure: nil, context: context)

@@ -51,6 +51,9 @@ struct ServeCommand: AsyncParsableCommand {
         let service = try GriotService(engine: engine, verifier: verifier, addresses: addresses)
         // Commits are synced to disk within 200 ms, in groups, off the request path.
         let syncer = archive.store.startWALSync()
+        // A streaming reply's checkpoints are synced as they are written, so the text a client
+        // has seen is on disk, not only in the WAL, when its auto-save lag is measured.
+        if let syncer { engine.checkpoints.syncAfterWrite { syncer.syncNow() } }
         try await service.run(host: host, port: port, interruptedAfter: interruptedAfter, shutdownGrace: .milliseconds(Int(shutdownGrace * 1000)))
         syncer?.syncNow()
         syncer?.stop()

@@ -73,7 +73,7 @@ public final class ChatEngine: Sendable {
     /// The safety stages' scorers: moderation, PII, groundedness, copyright.
     public let safety: SafetyTools
     /// Where streaming replies' text so far is written, off the threads that relay them.
-    let checkpoints: ReplyCheckpoints
+    public let checkpoints: ReplyCheckpoints
     let detector = LanguageDetector()
     let now: @Sendable () -> Date
 

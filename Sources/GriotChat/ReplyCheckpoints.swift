@@ -2,42 +2,79 @@ import Foundation
 import GriotStore
 import Synchronization
 
-/// Writes the text so far of streaming replies to the database from a thread of its own, so that
-/// relaying a reply never waits for SQLite.
+/// Writes the text of streaming replies that has reached the client to the database from a
+/// thread of its own, so that relaying a reply never waits for SQLite, and so that text a
+/// client has seen is stored within a fraction of a second whatever the reply's sentence lengths.
 ///
 /// ```swift
 /// let checkpoints = ReplyCheckpoints(chats: chats)
-/// checkpoints.save(messageID: reply.id, text: textSoFar)   // returns at once
-/// checkpoints.close(messageID: reply.id)                   // before the final write
+/// checkpoints.save(messageID: reply.id, text: sentSoFar, releasedAt: [.now])   // returns at once
+/// checkpoints.close(messageID: reply.id)                                      // before the final write
 /// ```
 /// SQLite has one writer. Written from the task that relays a reply, a checkpoint blocked a
 /// cooperative thread whenever another write (a new chat's messages, a finished turn, a WAL
-/// checkpoint) held the lock, and with 1,000 replies checkpointing twice a second the two
-/// cooperative threads of a 2-core machine could both be waiting. Here a reply's newest text
-/// replaces one still queued, and `close` guarantees that no checkpoint lands after it.
+/// checkpoint) held the lock, and with 1,000 replies the two cooperative threads of a 2-core
+/// machine could both be waiting. Here a reply's newest text replaces one still queued, every
+/// queued reply is written in one transaction (so the write rate follows the database's pace,
+/// not the number of replies), and `close` guarantees that no checkpoint lands after it.
+///
+/// Each queued text carries when its deltas left for the client, so the lag from a delta being
+/// sent to its text being stored (and, with `syncAfterWrite`, synced to disk) is measured for
+/// every delta and handed to the lag observer (the service's `/metrics`).
 public final class ReplyCheckpoints: Sendable {
+    private struct Checkpoint {
+        var text: String
+        /// When the deltas this text holds that no earlier checkpoint held were sent.
+        var releasedAt: [ContinuousClock.Instant]
+    }
+
     private struct Queue {
-        var texts: [String: String] = [:]
+        var checkpoints: [String: Checkpoint] = [:]
         var order: [String] = []
         var threadStarted = false
+    }
+
+    private struct Hooks: Sendable {
+        var syncAfterWrite: (@Sendable () -> Void)?
+        var lagObserver: (@Sendable ([Duration]) -> Void)?
     }
 
     private let chats: ChatStore
     /// Guards the queued texts; held only to queue and take them, never while writing.
     private let queue = NSCondition()
     private nonisolated(unsafe) var pending = Queue()
-    /// Held while a checkpoint is taken from the queue and written, and by `close`.
+    /// Held while checkpoints are taken from the queue and written, and by `close`.
     private let writing = Mutex(())
+    private let hooks = Mutex(Hooks())
 
     public init(chats: ChatStore) {
         self.chats = chats
     }
 
+    /// Makes every batch of checkpoints durable before its lag is measured (the service passes
+    /// its `WALSyncer.syncNow`: one `fdatasync` of the WAL for the whole batch, on this thread).
+    public func syncAfterWrite(_ sync: @escaping @Sendable () -> Void) {
+        hooks.withLock { $0.syncAfterWrite = sync }
+    }
+
+    /// Receives, after each batch is stored, the lag of every delta the batch made durable.
+    public func observeLag(_ observer: @escaping @Sendable ([Duration]) -> Void) {
+        hooks.withLock { $0.lagObserver = observer }
+    }
+
     /// Queues `text` as the reply's content so far (status `streaming`), replacing any text of
-    /// the same reply that is still queued.
-    public func save(messageID: String, text: String) {
+    /// the same reply that is still queued; `releasedAt` are the send times of the deltas that
+    /// `text` holds and the last queued text did not.
+    public func save(messageID: String, text: String, releasedAt: [ContinuousClock.Instant] = []) {
         queue.lock()
-        if pending.texts.updateValue(text, forKey: messageID) == nil { pending.order.append(messageID) }
+        if var queued = pending.checkpoints[messageID] {
+            queued.text = text
+            queued.releasedAt += releasedAt
+            pending.checkpoints[messageID] = queued
+        } else {
+            pending.checkpoints[messageID] = Checkpoint(text: text, releasedAt: releasedAt)
+            pending.order.append(messageID)
+        }
         // The thread starts with the first checkpoint: an engine that never streams has none.
         if !pending.threadStarted {
             pending.threadStarted = true
@@ -50,29 +87,43 @@ public final class ReplyCheckpoints: Sendable {
     }
 
     /// Drops the reply's queued text and waits for a write of it that is under way: after this
-    /// returns, no checkpoint of the reply reaches the database.
-    public func close(messageID: String) {
+    /// returns, no checkpoint of the reply reaches the database. Returns the send times of the
+    /// deltas whose checkpoint was dropped: the reply's final write stores them (see `stored`).
+    @discardableResult
+    public func close(messageID: String) -> [ContinuousClock.Instant] {
         writing.withLock { _ in
             queue.lock()
-            pending.texts[messageID] = nil
+            let dropped = pending.checkpoints.removeValue(forKey: messageID)
             queue.unlock()
+            return dropped?.releasedAt ?? []
         }
+    }
+
+    /// Reports the lag of deltas stored by another write (the reply's final one), as of now.
+    public func stored(releasedAt: [ContinuousClock.Instant]) {
+        guard !releasedAt.isEmpty, let observer = hooks.withLock({ $0.lagObserver }) else { return }
+        let now = ContinuousClock.now
+        observer(releasedAt.map { now - $0 })
     }
 
     private func serve() -> Never {
         while true {
             queue.lock()
             while pending.order.isEmpty { queue.wait() }
-            let messageIDs = pending.order
-            pending.order.removeAll(keepingCapacity: true)
             queue.unlock()
-            for messageID in messageIDs {
-                writing.withLock { _ in
-                    queue.lock()
-                    let text = pending.texts.removeValue(forKey: messageID)
-                    queue.unlock()
-                    guard let text else { return }
-                    try? chats.finishMessage(id: messageID, content: text, status: .streaming)
+            writing.withLock { _ in
+                queue.lock()
+                let batch = pending.order.compactMap { id in pending.checkpoints[id].map { (id, $0) } }
+                pending.order.removeAll(keepingCapacity: true)
+                pending.checkpoints.removeAll(keepingCapacity: true)
+                queue.unlock()
+                guard !batch.isEmpty else { return }
+                try? chats.saveStreamingTexts(batch.map { ($0.0, $0.1.text) })
+                let hooks = hooks.withLock { $0 }
+                hooks.syncAfterWrite?()
+                if let observer = hooks.lagObserver {
+                    let now = ContinuousClock.now
+                    observer(batch.flatMap { $0.1.releasedAt.map { now - $0 } })
                 }
             }
         }

@@ -31,8 +31,6 @@ struct TurnPipeline: Sendable {
 
     /// Tokens per delta event.
     static let deltaTokens = 20
-    /// How often a streaming reply's text so far is written to the database (by `ReplyCheckpoints`).
-    static let flushInterval = 0.5
 
     func run(_ plan: TurnPlan, emit: TurnEmitter) async {
         var state = TurnState(plan: plan, started: Date())
@@ -202,8 +200,8 @@ struct TurnPipeline: Sendable {
         // What the provider sends is recorded (a cassette) so that a replay can play it back.
         state.recording = RecordedReply(requestHash: request.fingerprint, provider: engine.provider.name)
         let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, gate: gate,
-                                         checkCitations: plan.template.safety.contains(.citations), emit: emit) { [checkpoints = engine.checkpoints] text in
-            checkpoints.save(messageID: plan.replyMessage.id, text: text)
+                                         checkCitations: plan.template.safety.contains(.citations), emit: emit) { [checkpoints = engine.checkpoints] text, releasedAt in
+            checkpoints.save(messageID: plan.replyMessage.id, text: text, releasedAt: [releasedAt])
         }
         // Held text is checked and sent however the reply ends, so what is stored is what was sent.
         defer {
@@ -286,9 +284,12 @@ struct TurnPipeline: Sendable {
                 throw TurnStageFailure(code: "internal_error", message: "The PII scrubber could not start (PCRE2), so no reply is sent; install libpcre2 and restart.")
             }
             scrubber = tools
-            // What the user wrote in this thread is theirs to see again.
+            // What the user wrote anywhere in this thread is theirs to see again: the whole thread,
+            // not only the messages in the model's window, because a value the user wrote two
+            // hundred messages ago is no less theirs (and a reply can carry it from a summary or
+            // a passage). A message the user deleted no longer counts: they took it back.
             shared = tools.sharedKeys(in: plan.userMessage.content)
-            for message in plan.history where message.role == .user { shared.formUnion(tools.sharedKeys(in: message.content)) }
+            for text in try engine.chats.userTexts(threadID: plan.thread.id) { shared.formUnion(tools.sharedKeys(in: text)) }
             for passage in publicPassages { shared.formUnion(tools.sharedKeys(in: passage)) }
         }
         return OutputGate(scrubber: scrubber, shared: shared, moderator: stages.contains(.moderation) ? engine.safety.local : nil,
@@ -357,10 +358,11 @@ struct TurnPipeline: Sendable {
             state.recording = state.recording?.maskingPersonalData(with: scrubber, keeping: shared)
         }
         state.finished = Date()
-        engine.checkpoints.close(messageID: state.plan.replyMessage.id)
+        let unsaved = engine.checkpoints.close(messageID: state.plan.replyMessage.id)
         let output = state.verdicts.filter { $0.verdict.stage != "moderation" && $0.verdict.stage != "crisis" }.map(\.verdict)
         try? engine.chats.finishMessage(id: state.plan.replyMessage.id, content: state.text, status: state.status,
                                         error: state.failure?.message, moderation: output.isEmpty ? nil : Self.json(output))
+        engine.checkpoints.stored(releasedAt: unsaved)
         try? saveTurn(&state, status: state.status)
         let plan = state.plan
         let at = state.finished ?? Date()
@@ -422,7 +424,10 @@ struct TurnPipeline: Sendable {
 
 /// Stage 3's regrouping of the model's text into deltas of about `TurnPipeline.deltaTokens`
 /// tokens (the first text at once), with a citation event as each marker appears, and the text
-/// so far handed to `ReplyCheckpoints` every `flushInterval` seconds. With an `OutputGate`, the
+/// sent so far handed to `ReplyCheckpoints` with every delta, so what a client has seen is
+/// stored within a fraction of a second however long the next sentence takes to pass the gate
+/// (saving on a half-second clock checked as tokens arrived left a short first sentence
+/// unsaved for as long as the gate held the long one after it). With an `OutputGate`, the
 /// model's text reaches the regrouping only as whole, checked sentences, and only that text is
 /// ever sent or stored. Events come one at a time from the provider's reading task; the lock
 /// is never contended.
@@ -432,7 +437,6 @@ final class DeltaRegrouping: Sendable {
         var gate: OutputGate?
         var pending = ""
         var released = false
-        var lastFlush = Date()
         /// Numbers whose citation event is sent or waiting to be.
         var cited = Set<Int>()
         var flagged = Set<String>()
@@ -451,10 +455,11 @@ final class DeltaRegrouping: Sendable {
     private let counter: any TokenCounter
     private let checkCitations: Bool
     private let emit: TurnEmitter
-    private let flush: @Sendable (String) -> Void
+    /// Receives the text sent so far and when its newest delta was sent, after every delta.
+    private let flush: @Sendable (String, ContinuousClock.Instant) -> Void
 
     init(state: TurnState, finder: CitationFinder, counter: any TokenCounter, gate: OutputGate? = nil, checkCitations: Bool = false,
-         emit: TurnEmitter, flush: @escaping @Sendable (String) -> Void) {
+         emit: TurnEmitter, flush: @escaping @Sendable (String, ContinuousClock.Instant) -> Void) {
         progress = Mutex(Progress(state: state, gate: gate))
         self.finder = finder
         self.counter = counter
@@ -480,10 +485,6 @@ final class DeltaRegrouping: Sendable {
                     accept(checked, &progress)
                 } else {
                     accept(piece, &progress)
-                }
-                if Date().timeIntervalSince(progress.lastFlush) >= TurnPipeline.flushInterval {
-                    flush(progress.state.text)
-                    progress.lastFlush = Date()
                 }
             case .finished(_, let usage):
                 progress.state.usage = usage
@@ -571,9 +572,12 @@ final class DeltaRegrouping: Sendable {
     private func release(_ progress: inout Progress) {
         guard !progress.pending.isEmpty else { return }
         emit.yield(.delta(progress.pending))
+        let sentAt = ContinuousClock.now
         progress.sentBytes += progress.pending.utf8.count
         progress.pending = ""
         progress.released = true
+        // What the client has now seen: the reply's text up to the end of this delta.
+        flush(String(decoding: progress.state.text.utf8.prefix(progress.sentBytes), as: UTF8.self), sentAt)
         // A citation goes out once the text with its marker has.
         while let first = progress.waiting.first, first.at <= progress.sentBytes {
             progress.waiting.removeFirst()
@@ -862,4 +866,9 @@ public struct TurnSnapshot: Codable, Sendable {
     public var status: MessageStatus?
     public var events: [SentEvent]?
     public var recording: RecordedReply?
+    /// Set (`deleted` or `edited`) when the message that asked was deleted or edited since: the
+    /// question's text was taken out of the snapshot (`ChatStore.redactTurnCopies`).
+    public var redactedQuestion: String?
+    /// Set likewise when the reply was deleted: its text, events and recording were taken out.
+    public var redactedReply: String?
 }

@@ -99,8 +99,14 @@ public struct TurnReplayer: Sendable {
         let live = provider ?? engine.provider
         var results: [ReplayResult] = []
         for (turn, original) in originals {
-            let question = try original.question ?? engine.chats.message(id: turn.userMessageID, includingDeleted: true)?.content
-            guard let question else { throw ReplayError("turn \(turn.id) has no stored question (its message was purged)") }
+            // A question its author deleted or edited is gone from every copy, replays included.
+            if let reason = original.redactedQuestion {
+                // In a thread the other turns still replay; a turn named alone is refused.
+                if originals.count > 1 { continue }
+                throw ReplayError("turn \(turn.id) cannot be replayed: its question was \(reason) by its author, and its text is no longer kept for replays")
+            }
+            let question = try original.question ?? engine.chats.message(id: turn.userMessageID)?.content
+            guard let question, !question.isEmpty else { throw ReplayError("turn \(turn.id) has no stored question (its message was deleted or purged)") }
             let cassette = options.cassette ? CassetteProvider(recordings: original.recording.map { [$0] } ?? [], live: live) : nil
             let replaying = ChatEngine(archive: engine.archive, chats: scratch, prompts: engine.prompts, provider: cassette ?? live,
                                        counters: engine.counters, breakers: engine.breakers, preparation: engine.preparation,

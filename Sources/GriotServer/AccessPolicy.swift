@@ -49,6 +49,7 @@ struct AccessPolicy: Sendable {
 
         "DELETE /api/users/{id}": .selfOrAdmin,
         "GET /api/audit": .roles([.admin], "Only admins may read the audit log."),
+        "GET /api/messages/{id}/retained": .roles([.admin], "Only admins may read the texts kept for moderation review."),
         "GET /api/ops/turns": .roles([.operator, .admin], "Only operators and admins may list and replay turns."),
         "POST /api/ops/replay": .roles([.operator, .admin], "Only operators and admins may list and replay turns."),
     ]

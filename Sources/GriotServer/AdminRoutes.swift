@@ -11,6 +11,19 @@ struct AdminRoutes: Sendable {
     func add(to router: RouterGroup<GriotRequestContext>) {
         router.get("audit", use: audit)
         router.delete("users/:id", use: eraseUser)
+        router.get("messages/:id/retained", use: retained)
+    }
+
+    struct RetainedPage: ResponseEncodable {
+        var texts: [RetainedTextItem]
+    }
+
+    /// The texts kept from a message's delete or edits, for moderation review: admins only (the
+    /// access table says so), and every read leaves a `retained_text.read` audit entry.
+    @Sendable func retained(_ request: Request, context: GriotRequestContext) async throws -> RetainedPage {
+        let caller = try context.requireCaller()
+        let messageID = try context.parameters.require("id")
+        return RetainedPage(texts: try chats.readRetainedTexts(messageID: messageID, by: caller.userID))
     }
 
     struct AuditItem: Encodable {

@@ -97,10 +97,13 @@ struct CoachRoutes: Sendable {
         guard let limit, (1...100).contains(limit) else { throw APIError.badRequest("invalid_limit", "limit must be between 1 and 100.") }
         var beforeSequence: Int?
         if let before = query["before"].map(String.init) {
-            guard let message = try engine.chats.message(id: before), message.threadID == thread.id else {
-                throw APIError.badRequest("invalid_before", "before must be the id of a message in this thread (the oldest one you have).")
+            // The cursor is the message's place in the thread: a message deleted since the
+            // client saw it still marks where the client's page began.
+            guard let sequence = try engine.chats.sequence(ofMessage: before, inThread: thread.id) else {
+                throw APIError.badRequest("invalid_before", "before must be the id of a message in this thread (the oldest one you have); "
+                                          + "a message deleted over 30 days ago is gone: load the newest page again.")
             }
-            beforeSequence = message.sequence
+            beforeSequence = sequence
         }
         let page = try engine.chats.messages(threadID: thread.id, before: beforeSequence, limit: limit)
         let unread = try engine.chats.unreadCount(threadID: thread.id)

@@ -33,7 +33,8 @@ public struct GriotService: Sendable {
         self.verifier = verifier
         self.turns = turns
         self.metrics = metrics
-        self.limiter = try RateLimiter(writer: engine.chats.writer, limits: limits)
+        self.limiter = try RateLimiter(writer: engine.chats.writer, limits: limits, pseudonyms: engine.chats.pseudonyms)
+        engine.checkpoints.observeLag { [metrics] lags in metrics.autosaveLag(lags) }
     }
 
     public func router() -> Router<GriotRequestContext> {

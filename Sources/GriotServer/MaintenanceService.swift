@@ -67,6 +67,8 @@ public final class MaintenanceService: Service, Sendable {
             if archived > 0 { logger.info("archived \(archived) messages older than 18 months") }
             let verdicts = try chats.purgeVerdicts(olderThan: ChatStore.verdictRetention, now: now)
             if verdicts > 0 { logger.info("deleted \(verdicts) safety verdicts older than two years") }
+            let warnings = try chats.expireWarnings(now: now)
+            if warnings > 0 { logger.info("dropped \(warnings) moderation warning counts whose 90-day window passed") }
         } catch {
             logger.error("retention jobs failed: \(error); they run again in \(Int(retentionInterval)) s")
         }

@@ -20,6 +20,7 @@ public final class ServiceMetrics: Sendable {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [.milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
                                                    .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30)]
+        factory.durationHistogramBuckets["griot_reply_autosave_lag_seconds"] = Self.autosaveBuckets
         self.factory = factory
     }
 
@@ -46,6 +47,22 @@ public final class ServiceMetrics: Sendable {
         if let failure {
             Counter(label: "griot_turn_errors_total", dimensions: labels + [("code", failure.code)], factory: factory).increment()
         }
+    }
+
+    /// The lag of streaming replies' auto-save: from a delta being sent to the client to the
+    /// text it holds being stored (and synced), one sample per delta. Its buckets are fine below
+    /// 500 ms, the standard's limit, so a percentile read from them is close to the exact one.
+    public func autosaveLag(_ lags: [Duration]) {
+        let histogram = autosaveHistogram
+        for lag in lags { histogram.recordNanoseconds(lag.components.seconds * 1_000_000_000 + lag.components.attoseconds / 1_000_000_000) }
+    }
+
+    /// Buckets of `griot_reply_autosave_lag_seconds`: 5 ms steps to 100 ms, 25 ms steps to 1 s, then coarser.
+    static let autosaveBuckets: [Duration] = stride(from: 5, through: 100, by: 5).map { Duration.milliseconds($0) }
+        + stride(from: 125, through: 1000, by: 25).map { Duration.milliseconds($0) } + [.seconds(2), .seconds(5), .seconds(10)]
+
+    private var autosaveHistogram: CoreMetrics.Timer {
+        Timer(label: "griot_reply_autosave_lag_seconds", factory: factory)
     }
 
     /// A safety stage's verdict on a turn, by stage and decision.

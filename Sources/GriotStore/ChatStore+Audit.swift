@@ -67,4 +67,11 @@ extension DateComponents {
         negated.second = second.map { -$0 }
         return calendar.date(byAdding: negated, to: date) ?? date
     }
+
+    /// The moment this long after `date`, counted the same way as `before`.
+    func after(_ date: Date) -> Date {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return calendar.date(byAdding: self, to: date) ?? date
+    }
 }

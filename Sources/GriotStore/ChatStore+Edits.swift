@@ -31,6 +31,8 @@ extension ChatStore {
                 throw ChatStoreError(.conflict, "Message \(id) is a reply still being written; wait for it to finish, then edit it.",
                                      currentETag: message.etag)
             }
+            // The text before the edit is kept only for moderation review, and leaves every copy.
+            try Self.retainOldText(of: message, owner: owner, reason: .edited, now: now, db)
             message.content = content
             message.updatedAt = now
             message.version += 1

@@ -4,11 +4,16 @@ import GRDB
 /// A user's right to erasure: everything the store holds about one user goes in one
 /// transaction, so an erasure is never half done.
 extension ChatStore {
-    /// Deletes the user's threads (live and deleted) with their messages, archived messages and
-    /// turns, the user's profile, rate-limit rows, safety verdicts, warning count and audit entries, and removes the user's
+    /// Deletes the user's threads (live and deleted) with their messages, archived messages,
+    /// turns and retained texts, the user's profile, safety verdicts and audit entries, and removes the user's
     /// identity and IP hash from entries about other users' data the user acted on. What stays
     /// is one `user.purge` entry naming the user, with the counts and no content, as the record
     /// that the erasure was done. Another user's data is not touched.
+    ///
+    /// The abuse limits stay: rate-limit windows and the moderation warning count are kept under
+    /// the user's pseudonym (`UserPseudonyms`), never under the id, for their window only, so an
+    /// erasure is no way to reset them (the legitimate interest of the people the limits
+    /// protect; see docs/SECURITY.md).
     @discardableResult
     public func purgeUser(userID: String, by actorID: String? = nil, now: Date = Date()) throws -> RetentionCounts {
         let context = AuditContext.current
@@ -20,11 +25,9 @@ extension ChatStore {
 
             try db.execute(sql: "DELETE FROM profile WHERE userID = ?", arguments: [userID])
             counts.profiles = db.changesCount
-            try db.execute(sql: "DELETE FROM rateEvent WHERE userID = ?", arguments: [userID])
-            counts.rateEvents = db.changesCount
+            try db.execute(sql: "DELETE FROM retainedText WHERE userID = ?", arguments: [userID])
             try db.execute(sql: "DELETE FROM safetyVerdict WHERE userID = ?", arguments: [userID])
             counts.verdicts = db.changesCount
-            try db.execute(sql: "DELETE FROM moderationWarning WHERE userID = ?", arguments: [userID])
 
             let threadList = String(decoding: try JSONEncoder().encode(threadIDs), as: UTF8.self)
             try db.execute(sql: "DELETE FROM auditEntry WHERE userID = ? OR threadID IN (SELECT value FROM json_each(?))",
@@ -38,7 +41,7 @@ extension ChatStore {
                                    details: AuditEntry.details([
                                        "threads": .int(counts.threads), "messages": .int(counts.messages),
                                        "archivedMessages": .int(counts.archivedMessages), "turns": .int(counts.turns),
-                                       "profiles": .int(counts.profiles), "rateEvents": .int(counts.rateEvents),
+                                       "profiles": .int(counts.profiles),
                                        "auditEntries": .int(counts.auditEntries), "verdicts": .int(counts.verdicts),
                                    ]))
             try entry.insert(db)

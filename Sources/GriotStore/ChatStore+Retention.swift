@@ -16,8 +16,11 @@ extension ChatStore {
             guard let message = try MessageRecord.fetchOne(db, key: id) else { throw ChatStoreError.messageNotFound(id) }
             if message.deletedAt != nil { return false }
             if let ifMatch, !MessageETag.matches(ifMatch, id: id, version: message.version) { throw ChatStoreError.stale(message, sent: ifMatch) }
-            try db.execute(sql: "UPDATE message SET deletedAt = ? WHERE id = ?", arguments: [now, id])
-            var entry = AuditEntry(at: now, action: .messageDelete, userID: try Self.owner(of: message.threadID, db), actorID: actorID,
+            let owner = try Self.owner(of: message.threadID, db)
+            // The text moves to the one place it is kept for review; the row keeps none.
+            try Self.retainOldText(of: message, owner: owner ?? "", reason: .deleted, now: now, db)
+            try db.execute(sql: "UPDATE message SET deletedAt = ?, content = '' WHERE id = ?", arguments: [now, id])
+            var entry = AuditEntry(at: now, action: .messageDelete, userID: owner, actorID: actorID,
                                    threadID: message.threadID, messageID: id, ipHash: context?.ipHash,
                                    details: AuditEntry.details(["role": .string(message.role.rawValue), "version": .int(message.version)]))
             try entry.insert(db)
@@ -35,7 +38,10 @@ extension ChatStore {
             guard let thread = try ThreadRecord.fetchOne(db, key: id) else { throw ChatStoreError.threadNotFound(id) }
             if thread.deletedAt != nil { return false }
             try db.execute(sql: "UPDATE thread SET deletedAt = ? WHERE id = ?", arguments: [now, id])
-            try db.execute(sql: "UPDATE message SET deletedAt = ? WHERE threadID = ? AND deletedAt IS NULL", arguments: [now, id])
+            for message in try MessageRecord.filter(Column("threadID") == id && Column("deletedAt") == nil).fetchAll(db) {
+                try Self.retainOldText(of: message, owner: thread.userID, reason: .deleted, now: now, db)
+            }
+            try db.execute(sql: "UPDATE message SET deletedAt = ?, content = '' WHERE threadID = ? AND deletedAt IS NULL", arguments: [now, id])
             var entry = AuditEntry(at: now, action: .threadDelete, userID: thread.userID, actorID: actorID, threadID: id, ipHash: context?.ipHash,
                                    details: AuditEntry.details(["messages": .int(db.changesCount)]))
             try entry.insert(db)
@@ -73,10 +79,13 @@ extension ChatStore {
                 counts.turns += db.changesCount
                 try db.execute(sql: "DELETE FROM message WHERE id = ?", arguments: [id])
                 counts.messages += db.changesCount
+                try db.execute(sql: "DELETE FROM retainedText WHERE messageID = ?", arguments: [id])
                 try Self.moveReadMarker(offPurged: id, sequence: row["sequence"], threadID: threadID, db)
                 var entry = AuditEntry(at: now, action: .messagePurge, userID: row["userID"], threadID: threadID, messageID: id)
                 try entry.insert(db)
             }
+            // The texts kept from edits leave 30 days after the edit.
+            _ = try Self.purgeRetainedTexts(now: now, db)
             return counts
         }
     }
@@ -135,6 +144,7 @@ extension ChatStore {
         counts.messages = db.changesCount
         try db.execute(sql: "DELETE FROM archivedMessage WHERE threadID = ?", arguments: [id])
         counts.archivedMessages = db.changesCount
+        try db.execute(sql: "DELETE FROM retainedText WHERE threadID = ?", arguments: [id])
         try db.execute(sql: "DELETE FROM thread WHERE id = ?", arguments: [id])
         counts.threads = db.changesCount
         return counts

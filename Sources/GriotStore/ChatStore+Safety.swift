@@ -65,21 +65,40 @@ extension ChatStore {
         }
     }
 
-    /// Counts one more blocked message for the user and returns the new count.
+    /// How long a warning count lasts after the user's last blocked message: kept under the
+    /// user's pseudonym, it survives an erasure for this long, then lapses.
+    public static let warningWindow = DateComponents(day: 90)
+
+    /// Counts one more blocked message for the user and returns the new count (a count whose
+    /// window has passed starts again at one).
     @discardableResult
     public func addModerationWarning(userID: String, now: Date = Date()) throws -> Int {
-        try writer.write { db in
+        let key = pseudonyms.key(for: userID)
+        let lapsed = Self.warningWindow.before(now)
+        return try writer.write { db in
             try db.execute(sql: """
-                INSERT INTO moderationWarning (userID, count, lastAt) VALUES (?, 1, ?)
-                ON CONFLICT(userID) DO UPDATE SET count = count + 1, lastAt = excluded.lastAt
-                """, arguments: [userID, now])
-            return try Int.fetchOne(db, sql: "SELECT count FROM moderationWarning WHERE userID = ?", arguments: [userID]) ?? 1
+                INSERT INTO moderationWarning (userKey, count, lastAt) VALUES (?1, 1, ?2)
+                ON CONFLICT(userKey) DO UPDATE SET count = CASE WHEN lastAt < ?3 THEN 1 ELSE count + 1 END, lastAt = excluded.lastAt
+                """, arguments: [key, now, lapsed])
+            return try Int.fetchOne(db, sql: "SELECT count FROM moderationWarning WHERE userKey = ?", arguments: [key]) ?? 1
         }
     }
 
-    public func moderationWarnings(userID: String) throws -> Int {
-        try writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT count FROM moderationWarning WHERE userID = ?", arguments: [userID]) ?? 0
+    /// The user's warning count: blocked messages since the count last lapsed (see `warningWindow`).
+    public func moderationWarnings(userID: String, now: Date = Date()) throws -> Int {
+        let key = pseudonyms.key(for: userID)
+        return try writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT count FROM moderationWarning WHERE userKey = ? AND lastAt >= ?",
+                             arguments: [key, Self.warningWindow.before(now)]) ?? 0
+        }
+    }
+
+    /// Deletes warning counts whose window has passed (a scheduled job); returns how many went.
+    @discardableResult
+    public func expireWarnings(now: Date = Date()) throws -> Int {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM moderationWarning WHERE lastAt < ?", arguments: [Self.warningWindow.before(now)])
+            return db.changesCount
         }
     }
 

@@ -48,6 +48,30 @@ extension ChatStore {
         }
     }
 
+    /// The place in `threadID` of a message, whether live, deleted (not yet purged) or archived:
+    /// a paging cursor, which must outlive a delete of the message it names. Nil when the
+    /// message is not of that thread or was purged.
+    public func sequence(ofMessage messageID: String, inThread threadID: String) throws -> Int? {
+        try writer.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT sequence FROM message WHERE id = ?1 AND threadID = ?2
+                UNION ALL SELECT sequence FROM archivedMessage WHERE id = ?1 AND threadID = ?2 LIMIT 1
+                """, arguments: [messageID, threadID])
+        }
+    }
+
+    /// The text of every message the user wrote in the thread that is not deleted, live or
+    /// archived, oldest first: the values the user shared, which a reply may show unmasked.
+    public func userTexts(threadID: String) throws -> [String] {
+        try writer.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT content FROM (SELECT sequence, content FROM message WHERE threadID = ?1 AND role = 'user' AND deletedAt IS NULL
+                                     UNION ALL SELECT sequence, content FROM archivedMessage WHERE threadID = ?1 AND role = 'user')
+                ORDER BY sequence
+                """, arguments: [threadID])
+        }
+    }
+
     /// A message's place in its thread, live or archived.
     private static func sequence(of messageID: String, _ db: Database) throws -> Int? {
         try Int.fetchOne(db, sql: """

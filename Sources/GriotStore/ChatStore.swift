@@ -10,9 +10,12 @@ import GRDB
 /// ```
 public final class ChatStore: Sendable {
     public let writer: any DatabaseWriter
+    /// The keys of the abuse limits that outlive an erasure (warning counts; see `UserPseudonyms`).
+    public let pseudonyms: UserPseudonyms
 
-    public init(writer: any DatabaseWriter) throws {
+    public init(writer: any DatabaseWriter, pseudonyms: UserPseudonyms? = nil) throws {
         self.writer = writer
+        self.pseudonyms = try pseudonyms ?? .forDatabase(writer)
         try Schema.migrator.migrate(writer)
     }
 
@@ -123,6 +126,19 @@ public final class ChatStore: Sendable {
                                    messageID: id, ipHash: context?.ipHash, moderation: moderation,
                                    details: AuditEntry.details(["reason": "reply", "status": .string(status.rawValue), "version": .int(row["version"])]))
             try entry.insert(db)
+        }
+    }
+
+    /// Stores the text so far of several streaming replies in one transaction (one commit for
+    /// the whole batch, however many replies stream). Only replies still `streaming` change: a
+    /// reply that has ended keeps its final text.
+    public func saveStreamingTexts(_ texts: [(id: String, content: String)], now: Date = Date()) throws {
+        guard !texts.isEmpty else { return }
+        try writer.write { db in
+            let statement = try db.cachedStatement(sql: """
+                UPDATE message SET content = ?, updatedAt = ?, version = version + 1 WHERE id = ? AND status = 'streaming'
+                """)
+            for text in texts { try statement.execute(arguments: [text.content, now, text.id]) }
         }
     }
 

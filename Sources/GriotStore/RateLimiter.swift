@@ -18,12 +18,15 @@ import GRDB
 public final class RateLimiter: Sendable {
     public let writer: any DatabaseWriter
     public let limits: [RateLimit]
+    /// A user's messages are counted under their pseudonym, so the count outlives an erasure.
+    public let pseudonyms: UserPseudonyms
     private let longestWindow: TimeInterval
 
-    public init(writer: any DatabaseWriter, limits: [RateLimit] = RateLimit.defaults) throws {
+    public init(writer: any DatabaseWriter, limits: [RateLimit] = RateLimit.defaults, pseudonyms: UserPseudonyms? = nil) throws {
         precondition(!limits.isEmpty && limits.allSatisfy { $0.count > 0 && $0.window > 0 }, "rate limits need a positive count and window")
         self.writer = writer
         self.limits = limits
+        self.pseudonyms = try pseudonyms ?? .forDatabase(writer)
         self.longestWindow = limits.map(\.window).max()!
         try Schema.migrator.migrate(writer)
     }
@@ -32,16 +35,17 @@ public final class RateLimiter: Sendable {
     /// full and the exact wait.
     public func admit(userID: String, now: Date = Date()) throws -> RateDecision {
         let at = now.timeIntervalSince1970
+        let userKey = pseudonyms.key(for: userID)
         return try writer.writeWithoutTransaction { db in
             var decision = RateDecision.allowed(remaining: 0)
             try db.inTransaction(.immediate) {
                 // Cached statements: compiling the SQL again would cost more than running it.
                 // The user's rows older than every window count for nothing: drop them on the way.
-                try db.cachedStatement(sql: "DELETE FROM rateEvent WHERE userID = ? AND at <= ?").execute(arguments: [userID, at - longestWindow])
-                let times = try Double.fetchAll(db.cachedStatement(sql: "SELECT at FROM rateEvent WHERE userID = ? ORDER BY at"), arguments: [userID])
+                try db.cachedStatement(sql: "DELETE FROM rateEvent WHERE userKey = ? AND at <= ?").execute(arguments: [userKey, at - longestWindow])
+                let times = try Double.fetchAll(db.cachedStatement(sql: "SELECT at FROM rateEvent WHERE userKey = ? ORDER BY at"), arguments: [userKey])
                 decision = Self.decide(times: times, now: at, limits: limits)
                 if decision.isAllowed {
-                    try db.cachedStatement(sql: "INSERT INTO rateEvent (userID, at) VALUES (?, ?)").execute(arguments: [userID, at])
+                    try db.cachedStatement(sql: "INSERT INTO rateEvent (userKey, at) VALUES (?, ?)").execute(arguments: [userKey, at])
                 }
                 return .commit
             }

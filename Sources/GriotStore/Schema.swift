@@ -217,6 +217,34 @@ enum Schema {
                       AND substr(refused.content, 1, 80) = thread.title)
                 """)
         }
+        migrator.registerMigration("v7: abuse limits under a user pseudonym, retained texts") { db in
+            // Rate-limit rows and warning counts are keyed by an HMAC of the user id
+            // (`UserPseudonyms`), so they outlive an erasure without naming the user. Rows made
+            // before hold plain ids: rate rows leave their window within a day, and warning
+            // counts under a plain id are dropped (they would name an erased user).
+            try db.alter(table: "rateEvent") { table in table.rename(column: "userID", to: "userKey") }
+            try db.alter(table: "moderationWarning") { table in table.rename(column: "userID", to: "userKey") }
+            try db.execute(sql: "DELETE FROM moderationWarning")
+            // The one place where the text of a deleted message, or a message's text before an
+            // edit, is kept for moderation review (30 days): readable by admins only, each read
+            // audited, purged with the message (or 30 days after an edit), erased with the user.
+            try db.create(table: "retainedText") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("messageID", .text).notNull()
+                table.column("threadID", .text).notNull()
+                table.column("userID", .text).notNull()
+                table.column("role", .text).notNull()
+                table.column("reason", .text).notNull()
+                table.column("version", .integer).notNull()
+                table.column("content", .text).notNull()
+                table.column("keptAt", .datetime).notNull()
+                table.column("purgeAfter", .datetime).notNull()
+            }
+            try db.create(index: "retainedText_by_message", on: "retainedText", columns: ["messageID"])
+            try db.create(index: "retainedText_by_thread", on: "retainedText", columns: ["threadID"])
+            try db.create(index: "retainedText_by_user", on: "retainedText", columns: ["userID"])
+            try db.create(index: "retainedText_by_purge", on: "retainedText", columns: ["purgeAfter"])
+        }
         return migrator
     }
 }

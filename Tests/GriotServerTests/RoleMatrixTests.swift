@@ -84,7 +84,7 @@ import Yams
         "GET /api/stories/search", "GET /api/stories/near", "POST /api/stories", "DELETE /api/stories/{id}",
         "POST /api/coach/threads", "GET /api/coach/threads/{id}/messages", "POST /api/coach/threads/{id}/messages",
         "POST /api/coach/threads/{id}/stop", "PUT /api/coach/courses/{id}/instructions", "GET /api/coach/threads/{id}/export",
-        "GET /api/audit", "GET /api/ops/turns", "POST /api/ops/replay",
+        "GET /api/audit", "GET /api/messages/{id}/retained", "GET /api/ops/turns", "POST /api/ops/replay",
         "PATCH /api/coach/messages/{id}", "DELETE /api/coach/messages/{id}",
         "DELETE /api/griot/sessions/{id}", "DELETE /api/users/{id}",
     ]
@@ -125,6 +125,7 @@ import Yams
         "DELETE /api/coach/messages/{id}": { f in Call(method: .DELETE, path: "/api/coach/messages/\(f.messageID)") },
         "DELETE /api/users/{id}": { f in Call(method: .DELETE, path: "/api/users/\(f.owner)") },
         "GET /api/audit": { _ in Call(method: .GET, path: "/api/audit?limit=5") },
+        "GET /api/messages/{id}/retained": { f in Call(method: .GET, path: "/api/messages/\(f.messageID)/retained") },
         "GET /api/ops/turns": { _ in Call(method: .GET, path: "/api/ops/turns?limit=5") },
         "POST /api/ops/replay": { f in Call(method: .POST, path: "/api/ops/replay", body: body(["id": f.turnID, "cassette": true])) },
     ]

@@ -111,7 +111,7 @@ struct RateLimiterTests {
         }
         _ = try limiter.admit(userID: "u-ruth", now: t0 + 86_402)
         let rows = { (user: String) in
-            try limiter.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rateEvent WHERE userID = ?", arguments: [user]) ?? 0 }
+            try limiter.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rateEvent WHERE userKey = ?", arguments: [limiter.pseudonyms.key(for: user)]) ?? 0 }
         }
         #expect(try rows("u-ruth") == 3)
         #expect(try rows("u-simone") == 5)

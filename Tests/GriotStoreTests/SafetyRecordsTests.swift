@@ -33,7 +33,9 @@ import Testing
         #expect(try chats.verdicts(turnID: "t1").first?.ipHash == "h-123")
     }
 
-    @Test func erasingAUserRemovesTheirVerdictsAndWarningsOnly() throws {
+    /// Verdicts go with the user; the warning count stays under the user's pseudonym for its
+    /// 90-day window, so erasure does not reset it, and then lapses.
+    @Test func erasingAUserRemovesTheirVerdictsButTheWarningCountLastsItsWindow() throws {
         let chats = try makeChats()
         let mine = try chats.createThread(assistant: "griot", userID: "u-ruth")
         let theirs = try chats.createThread(assistant: "griot", userID: "u-amos")
@@ -45,8 +47,13 @@ import Testing
         #expect(counts.verdicts == 1)
         #expect(try chats.verdicts(turnID: "a").isEmpty)
         #expect(try chats.verdicts(turnID: "b").count == 1)
-        #expect(try chats.moderationWarnings(userID: "u-ruth") == 0)
-        #expect(try chats.moderationWarnings(userID: "u-amos") == 1)
+        #expect(try chats.moderationWarnings(userID: "u-ruth", now: t0) == 2)
+        #expect(try chats.moderationWarnings(userID: "u-amos", now: t0) == 1)
+        let lapsed = t0 + 91 * 86_400
+        #expect(try chats.moderationWarnings(userID: "u-ruth", now: lapsed) == 0)
+        #expect(try chats.addModerationWarning(userID: "u-ruth", now: lapsed) == 1, "a lapsed count starts again")
+        #expect(try chats.expireWarnings(now: lapsed) == 1, "u-amos's lapsed count is deleted")
+        #expect(try count(chats, "moderationWarning", where: "userKey = ?", ["u-ruth"]) == 0, "kept under a keyed hash, not the id")
     }
 
     @Test func aVoiceMessageIsMarkedAndBlockingKeepsItOutOfTheThreadsHistory() throws {

@@ -40,11 +40,14 @@ struct UserPurgeTests {
         #expect(counts.archivedMessages == 4)
         #expect(counts.turns == 4)
         #expect(counts.profiles == 1)
-        #expect(counts.rateEvents == 1)
+        #expect(counts.rateEvents == 0, "the rate window outlives the erasure")
         #expect(counts.auditEntries == 9)      // eight messages created, one thread deleted
-        for table in ["thread", "profile", "rateEvent"] {
+        for table in ["thread", "profile", "retainedText", "safetyVerdict"] {
             #expect(try count(chats, table, where: "userID = ?", ["u-ruth"]) == 0)
         }
+        // Kept for its window under the keyed hash of the id, which does not name her.
+        #expect(try count(chats, "rateEvent", where: "userKey = ?", [limiter.pseudonyms.key(for: "u-ruth")]) == 1)
+        #expect(try count(chats, "rateEvent", where: "userKey = ?", ["u-ruth"]) == 0)
         for table in ["message", "archivedMessage", "turn"] {
             #expect(try count(chats, table, where: "threadID NOT IN (SELECT id FROM thread)") == 0)
         }
@@ -61,7 +64,7 @@ struct UserPurgeTests {
         #expect(record.actorID == "u-admin")
         #expect(record.ipHash == "ip-admin")
         #expect(record.threadID == nil && record.messageID == nil && record.moderation == nil)
-        #expect(record.details == #"{"archivedMessages":4,"auditEntries":9,"messages":4,"profiles":1,"rateEvents":1,"threads":3,"turns":4,"verdicts":0}"#)
+        #expect(record.details == #"{"archivedMessages":4,"auditEntries":9,"messages":4,"profiles":1,"threads":3,"turns":4,"verdicts":0}"#)
 
         // Simone keeps all she had; the entry about her message keeps its action, without Ruth's identity.
         #expect(try snapshot(chats, userID: "u-simone") == simoneBefore)
@@ -90,7 +93,6 @@ struct UserPurgeTests {
                         "SELECT * FROM archivedMessage WHERE threadID IN (SELECT id FROM thread WHERE userID = ?1) ORDER BY id",
                         "SELECT * FROM turn WHERE threadID IN (SELECT id FROM thread WHERE userID = ?1) ORDER BY id",
                         "SELECT * FROM profile WHERE userID = ?1",
-                        "SELECT * FROM rateEvent WHERE userID = ?1",
                         "SELECT id, at, action, userID, threadID, messageID, moderation, details FROM auditEntry WHERE userID = ?1 ORDER BY id"] {
                 rows += try Row.fetchAll(db, sql: sql, arguments: [userID]).map(\.description)
             }
