@@ -34,16 +34,21 @@ struct ModerationSemanticTests {
     }
 
     /// In-sample on purpose: the Swift features must be the training script's, or the heads
-    /// read noise. Of the training file's harmful lines that the rules alone let through, the
-    /// layer routes 69 of 139 (the heads sit high: 2 % of benign lines out of fold); this asks for
-    /// 40 %, as a guard: a mismatch in tokenising, pooling or hashing would read other features.
+    /// read noise. Read at the lines the script generated (margins 0; the service adds the
+    /// calibrated margins on top), the layer routes well over 40 % of the first training file's
+    /// harmful lines that the rules alone let through; this asks for 40 %, as a guard: a mismatch
+    /// in tokenising, pooling or hashing would read other features.
     @Test func theLearnedHeadsReadTheirTrainingLinesAsTheScriptDid() throws {
         struct Line: Decodable { var text: String; var label: String }
         let url = ModerationTests.casesURL.deletingLastPathComponent().appendingPathComponent("semantic-training.jsonl")
         let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
         let rules = LocalModerator()
         let missed = lines.filter { $0.label != "benign" && ModerationTests.decision(rules.classify($0.text)) == "allow" }
-        let caught = missed.filter { ModerationTests.decision(Self.moderator.classify($0.text)) != "allow" }
+        var atGeneratedLines = ModerationSemanticGate.Thresholds.calibrated
+        atGeneratedLines.learnedSelfHarmMargin = 0
+        atGeneratedLines.learnedHarmMargin = 0
+        let heads = LocalModerator(semantics: try #require(Self.moderator.semantics), thresholds: atGeneratedLines)
+        let caught = missed.filter { ModerationTests.decision(heads.classify($0.text)) != "allow" }
         #expect(missed.count > 20)
         #expect(caught.count * 5 >= missed.count * 2, "the layer routes \(caught.count) of the \(missed.count) harmful training lines the rules let through")
     }
