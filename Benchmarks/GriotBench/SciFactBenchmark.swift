@@ -10,7 +10,8 @@ struct GriotBench: AsyncParsableCommand {
         commandName: "griot-bench",
         abstract: "Benchmarks that compare Griot with peers measured in the same run.",
         subcommands: [SciFactBenchmark.self, EmbeddingBenchmark.self, LatencyBenchmark.self, TokenBenchmark.self, ServeLoadBenchmark.self,
-                      PIIBenchmark.self, ModerationBenchmark.self, GroundednessBenchmark.self, ClaimsBenchmark.self])
+                      PIIBenchmark.self, ModerationBenchmark.self, GroundednessBenchmark.self, ClaimsBenchmark.self,
+                      ExtractiveTurnBenchmark.self])
 }
 
 /// BM25 retrieval quality and speed on BEIR SciFact, with tantivy run on the same data.

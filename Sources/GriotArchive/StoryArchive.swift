@@ -43,6 +43,11 @@ public struct SearchOutcome: Sendable {
     public var results: [PassageResult]
     /// Query words replaced by close index terms, shown only when a returned passage holds them.
     public var spellingExpansions: [String: [String]]
+
+    public init(results: [PassageResult], spellingExpansions: [String: [String]]) {
+        self.results = results
+        self.spellingExpansions = spellingExpansions
+    }
 }
 
 /// An ingest that stopped part-way, saying what is safe to do next.

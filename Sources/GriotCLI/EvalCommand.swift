@@ -33,10 +33,19 @@ struct EvalCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The provider: auto, extractive or openai (default: as configured).")
     var provider: GriotConfiguration.ProviderChoice?
 
+    @Option(name: .long, help: "Only the cases of this split: tune (look at these while tuning) or held_out (judge only).")
+    var split: String?
+
     @OptionGroup var options: ArchiveOptions
 
     func run() async throws {
-        let suites = try files.map { try EvalSuite.load(URL(fileURLWithPath: $0)) }
+        var suites = try files.map { try EvalSuite.load(URL(fileURLWithPath: $0)) }
+        if let split {
+            guard [EvalCase.tuningSplit, EvalCase.heldOutSplit].contains(split) else {
+                throw ValidationError("--split must be \(EvalCase.tuningSplit) or \(EvalCase.heldOutSplit)")
+            }
+            for index in suites.indices { suites[index].cases.removeAll { $0.split != split } }
+        }
         var configuration = try options.configuration()
         if let provider { configuration.provider = provider }
         var reports: [EvalReport] = []

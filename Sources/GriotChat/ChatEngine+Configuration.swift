@@ -1,5 +1,6 @@
 import Foundation
 import GriotArchive
+import GriotEmbedding
 import GriotPrompts
 import GriotProviders
 import GriotStore
@@ -17,7 +18,8 @@ extension ChatEngine {
         }
         let prompts = try PromptRegistry.load(folder: URL(fileURLWithPath: promptsPath))
         let breakers = CircuitBreakerRegistry(policy: configuration.breaker)
-        let provider = try await makeProvider(configuration.provider, environment: environment, breakers: breakers, retry: configuration.retry)
+        let provider = try await makeProvider(configuration.provider, environment: environment, breakers: breakers, retry: configuration.retry,
+                                              embedder: archive.embedder)
         return ChatEngine(archive: archive, chats: try chats ?? ChatStore(writer: archive.store.writer), prompts: prompts,
                           provider: provider, counters: .bytePair, breakers: breakers,
                           safety: .standard(embedder: archive.embedder, environment: environment))
@@ -26,7 +28,8 @@ extension ChatEngine {
     /// `auto` picks the OpenAI-compatible provider when a key or a base URL is configured; a
     /// remote provider gets the registry's breaker (its policy) and `retry`.
     public static func makeProvider(_ choice: GriotConfiguration.ProviderChoice, environment: [String: String],
-                             breakers: CircuitBreakerRegistry, retry: RetryPolicy = RetryPolicy()) async throws -> any ChatProvider {
+                             breakers: CircuitBreakerRegistry, retry: RetryPolicy = RetryPolicy(),
+                             embedder: SentenceEmbedder? = nil) async throws -> any ChatProvider {
         let wantsRemote: Bool
         switch choice {
         case .extractive: wantsRemote = false
@@ -35,7 +38,7 @@ extension ChatEngine {
             wantsRemote = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY"]
                 .contains { !(environment[$0] ?? "").isEmpty }
         }
-        guard wantsRemote else { return ExtractiveResponder() }
+        guard wantsRemote else { return ExtractiveResponder.scoring(with: embedder) }
         // Retries before the first token and a circuit breaker per provider, around every remote call.
         let upstream = OpenAICompatibleProvider(configuration: try OpenAICompatibleConfiguration(environment: environment))
         return await ResilientProvider(wrapping: upstream, registry: breakers, retryPolicy: retry)

@@ -1,4 +1,5 @@
 import Foundation
+import GriotEmbedding
 import GriotProviders
 import GriotSearch
 import GriotText
@@ -18,8 +19,21 @@ public struct ExtractiveResponder: ChatProvider {
     public var defaultModel: String { Self.model }
 
     private let analyzer = TextAnalyzer()
+    /// The sentence embedder (MiniLM, the one retrieval uses), batched; without it sentences are
+    /// scored by their words alone.
+    private let embed: (@Sendable ([String]) -> [[Float]])?
 
-    public init() {}
+    /// - Parameter embed: embeds texts as unit vectors; pass the archive's embedder so that a
+    ///   paraphrased question still finds the sentence that answers it.
+    public init(embed: (@Sendable ([String]) -> [[Float]])? = nil) {
+        self.embed = embed
+    }
+
+    /// The responder scoring sentences with `embedder` (cached by sentence: the same passages
+    /// come back turn after turn), or by their words alone when there is no model.
+    public static func scoring(with embedder: SentenceEmbedder?) -> ExtractiveResponder {
+        ExtractiveResponder(embed: SafetyTools.embedding(embedder))
+    }
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, any Error> {
         let text = compose(request)
@@ -52,7 +66,11 @@ public struct ExtractiveResponder: ChatProvider {
         let grounding = request.grounding
         let question = grounding.question
         let sentences = candidateSentences(grounding.passages)
-        let relevant = relevantPassages(question: question, passages: grounding.passages)
+        let asked = mentionedPeople(question: question, passages: grounding.passages)
+        let evidence = AnswerEvidence(question: question, sentences: sentences, passages: grounding.passages, analyzer: analyzer,
+                                      keyTerms: keyTerms(question), names: Set(asked.flatMap { Self.nameWords($0) }),
+                                      embed: grounding.command == nil || grounding.command == "summary" ? embed : nil)
+        let relevant = relevantPassages(question: question, passages: grounding.passages, evidence: evidence)
         var reply: String
         switch (grounding.command, grounding.assistant == "coach") {
         case ("summary", true): reply = coachSummary(request.messages)
@@ -61,10 +79,13 @@ public struct ExtractiveResponder: ChatProvider {
         case (_, true) where relevant.isEmpty: reply = coachReflection(question)
         case ("quiz", false) where !relevant.isEmpty: reply = quiz(sentences.filter { relevant.contains($0.passage.number) }, question: question)
         case ("resources", false) where !relevant.isEmpty: reply = resources(grounding.passages.filter { relevant.contains($0.number) })
-        case (_, _) where relevant.isEmpty: reply = noContent(question: question)
+        case (_, _) where relevant.isEmpty: reply = noContent(question: question, passages: grounding.passages)
+        case (_, _) where !Self.collection(grounding.passages.filter { relevant.contains($0.number) }).isArchive:
+            reply = familyAnswer(question: question, sentences: sentences.filter { relevant.contains($0.passage.number) },
+                                 passages: grounding.passages.filter { relevant.contains($0.number) }, summary: grounding.command == "summary")
         default: reply = answer(question: question, sentences: sentences.filter { relevant.contains($0.passage.number) },
                                 passages: grounding.passages.filter { relevant.contains($0.number) },
-                                summary: grounding.command == "summary")
+                                summary: grounding.command == "summary", evidence: evidence)
         }
         if let language = grounding.language, language != "en" {
             reply = "(This offline answer is written in English; the stories are quoted as they were told.)\n\n" + reply
@@ -75,6 +96,12 @@ public struct ExtractiveResponder: ChatProvider {
     struct Sentence {
         var passage: GroundingPassage
         var text: String
+        /// The sentence's place among all the sentences of its passage (headings and questions
+        /// included), so that its neighbours are position ± 1.
+        var index: Int = 0
+        /// Said by the teller in their own words (a marked speaker turn, a quotation, or first
+        /// person in an interview that quotes nobody), not the interviewer's prose about them.
+        var ownWords = true
         var terms: Set<String>
         var position: Int
         /// Who says it, when the transcript names speakers.
@@ -85,8 +112,15 @@ public struct ExtractiveResponder: ChatProvider {
         var sentences: [Sentence] = []
         for passage in passages {
             let scalars = Array(passage.text.unicodeScalars)
+            let quotesAnyone = passage.text.contains("\"") || passage.text.contains("“")
             for (position, span) in SentenceSplitter.sentences(in: scalars).enumerated() {
-                let text = String(String.UnicodeScalarView(scalars[span.start..<span.end])).trimmingCharacters(in: .whitespacesAndNewlines)
+                let raw = String(String.UnicodeScalarView(scalars[span.start..<span.end]))
+                // Header, source, birthplace and transcriber-note lines are not what anyone said.
+                // (Archive interviews; a family's speaker-marked transcripts keep the reading their
+                // answers are gated on in evals/demo.yaml.)
+                let archive = passage.isArchive == true
+                guard let kept = archive ? Self.withoutRecordLines(raw) : raw.trimmingCharacters(in: .whitespacesAndNewlines) else { continue }
+                let text = archive ? Self.unquoted(kept) : kept
                 let words = text.split(separator: " ").count
                 // The interviewer's questions are not what the story says, nor are a transcript's
                 // heading and signature blocks or a transcriber's bracketed notes.
@@ -95,11 +129,69 @@ public struct ExtractiveResponder: ChatProvider {
                 let speaker = passage.speaker(at: span.start)
                 if let speaker, !passage.interviewees.isEmpty, !passage.speakerRuns.isEmpty,
                    !passage.interviewees.contains(where: { Self.samePerson(speaker: speaker, interviewee: $0) }) { continue }
-                sentences.append(Sentence(passage: passage, text: text, terms: Set(analyzer.terms(in: text)), position: position,
-                                          speaker: speaker ?? passage.interviewees.first))
+                var ownWords = true
+                if archive, passage.speakerRuns.isEmpty {
+                    let before = String(String.UnicodeScalarView(scalars[0..<span.start]))
+                    let opened = before.filter { $0 == "\"" }.count % 2 == 1 || before.filter { $0 == "“" }.count > before.filter { $0 == "”" }.count
+                    let quoted = opened || kept.hasPrefix("\"") || kept.hasPrefix("“")
+                    ownWords = quoted || (!quotesAnyone && Self.firstPerson(text))
+                }
+                sentences.append(Sentence(passage: passage, text: text, index: position, ownWords: ownWords, terms: Set(analyzer.terms(in: text)),
+                                          position: position, speaker: speaker ?? passage.interviewees.first))
             }
         }
         return sentences
+    }
+
+    /// Lines of a transcript's record rather than its speech: headings, "SOURCE:", "Interviewer:",
+    /// "Interviewed by ...", birthplace and date lines, field-worker signatures, [TR:]/[HW:] notes.
+    static func isRecordLine(_ line: String) -> Bool {
+        let text = line.trimmingCharacters(in: .whitespaces)
+        guard !text.isEmpty else { return true }
+        if !text.contains(where: \.isLowercase) { return true }
+        let lowered = text.lowercased()
+        let openings = ["source:", "interviewer:", "interviewed by", "interview with", "(interviewed by", "federal writers", "american guide",
+                        "field worker", "place of birth", "birthplace", "born:", "date of birth", "age:", "residence:", "address:", "[tr:", "[hw:",
+                        "dist.", "district", "ex-slave #", "written by", "edited by", "editor", "reference:", "project ", "interviewed:"]
+        if openings.contains(where: lowered.hasPrefix) { return true }
+        if lowered.hasSuffix("field worker") || lowered.hasSuffix(", editor") { return true }
+        // A date or a place and date alone ("August 18, 1936", "Griffin, Georgia").
+        let words = text.split(separator: " ")
+        if words.count <= 4, text.contains(where: \.isNumber) || text.hasSuffix(",") { return true }
+        if text.hasPrefix("[") && text.hasSuffix("]") { return true }
+        return false
+    }
+
+    /// A sentence without the record lines at its start and end; nil when what is left is not
+    /// one run of speech (a record line in the middle).
+    static func withoutRecordLines(_ sentence: String) -> String? {
+        var lines = sentence.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        while let first = lines.first, isRecordLine(first) || first.split(separator: " ").count <= 4 && lines.count > 1 && isHeadingLike(first) { lines.removeFirst() }
+        while let last = lines.last, isRecordLine(last) { lines.removeLast() }
+        guard !lines.isEmpty, !lines.contains(where: { isRecordLine($0) && !$0.trimmingCharacters(in: .whitespaces).isEmpty }) else { return nil }
+        return lines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A short line with no sentence punctuation: a name or title line ("Emmaline Cope").
+    private static func isHeadingLike(_ line: String) -> Bool {
+        !line.contains { ".!?\"“”".contains($0) }
+    }
+
+    /// A sentence as it can be quoted inside “…”: without the quotation marks that open or close
+    /// it in the transcript (which would double up), inner curly quotes made straight so that the
+    /// outer pair is the only one (the citation check reads straight and curly marks alike).
+    static func unquoted(_ sentence: String) -> String {
+        var text = sentence.trimmingCharacters(in: .whitespacesAndNewlines)
+        let marks = CharacterSet(charactersIn: "\"“”")
+        while let first = text.unicodeScalars.first, marks.contains(first) { text.removeFirst() }
+        while let last = text.unicodeScalars.last, marks.contains(last) { text.removeLast() }
+        return text.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "“", with: "\"").replacingOccurrences(of: "”", with: "\"")
+    }
+
+    private static let firstPersonWords: Set<String> = ["i", "me", "my", "we", "us", "our", "i'm", "i's", "i'se", "mine", "myself"]
+
+    static func firstPerson(_ text: String) -> Bool {
+        text.lowercased().split(whereSeparator: { !$0.isLetter && $0 != "'" }).contains { firstPersonWords.contains(String($0)) }
     }
 
     /// A title in capitals ("PLANTATION LIFE AS VIEWED BY EX-SLAVE"), or lines mostly too short to
@@ -124,24 +216,34 @@ public struct ExtractiveResponder: ChatProvider {
         return Set(TextAnalyzer(removesStopWords: false).terms(in: words))
     }()
 
-    private func keyTerms(_ question: String) -> [String] {
+    func keyTerms(_ question: String) -> [String] {
         var seen = Set<String>()
         return analyzer.terms(in: question).filter { !Self.generic.contains($0) && seen.insert($0).inserted }
     }
 
-    /// The numbers of the passages that speak to the question: those holding at least half of its
-    /// key terms (in their text, title, people or places). A question of only generic words
+    /// The numbers of the passages that speak to the question. A question of only generic words
     /// ("tell me a story") takes the retrieved passages as they are; one naming something no
-    /// passage holds takes none of them.
-    func relevantPassages(question: String, passages: [GroundingPassage]) -> Set<Int> {
+    /// passage holds takes none of them. Otherwise a passage speaks to the question when its
+    /// calibrated evidence (`AnswerEvidence.support`) reaches the threshold; without an embedder,
+    /// when it holds at least half of the question's key terms.
+    func relevantPassages(question: String, passages: [GroundingPassage], evidence: AnswerEvidence? = nil) -> Set<Int> {
         guard absentNames(question: question, passages: passages).isEmpty else { return [] }
         let key = keyTerms(question)
         guard !key.isEmpty else { return Set(passages.prefix(3).map(\.number)) }
-        let needed = max(1, Int((Double(key.count) * 0.5).rounded(.up)))
         var relevant = Set<Int>()
+        // A question about a place stories are filed under is answered by those stories.
+        if let place = placeNamed(in: question, passages: passages) {
+            relevant.formUnion(passages.filter { $0.places.contains { PlaceMention.matches($0, named: place) } }.map(\.number))
+        }
         for passage in passages {
+            // Half of the question's key terms in the passage still answers; a paraphrase that
+            // shares fewer words answers when the passage's calibrated support is high enough.
+            let needed = max(1, Int((Double(key.count) * 0.5).rounded(.up)))
             let terms = Set(analyzer.terms(in: Self.described(passage)))
             if key.filter(terms.contains).count >= needed { relevant.insert(passage.number) }
+            if passage.isArchive == true, let evidence, evidence.hasVectors, evidence.support(of: passage.number) >= AnswerEvidence.relevanceThreshold {
+                relevant.insert(passage.number)
+            }
         }
         return relevant
     }
@@ -182,13 +284,153 @@ public struct ExtractiveResponder: ChatProvider {
     }
 
     /// What a passage says and what it is about: its text, its story's title, people and places.
-    private static func described(_ passage: GroundingPassage) -> String {
+    static func described(_ passage: GroundingPassage) -> String {
         [passage.text, passage.storyTitle, passage.people.joined(separator: " "), passage.places.joined(separator: " ")].joined(separator: " ")
     }
 
     // MARK: Ask the Griot
 
-    private func answer(question: String, sentences: [Sentence], passages: [GroundingPassage], summary: Bool) -> String {
+    private func answer(question: String, sentences allSentences: [Sentence], passages: [GroundingPassage], summary: Bool,
+                        evidence: AnswerEvidence) -> String {
+        let collection = Self.collection(passages)
+        let people = mentionedPeople(question: question, passages: passages)
+        // Scores are kept by the sentence's text and passage, since the list is filtered below.
+        var scoreOf: [String: Double] = [:]
+        for (index, sentence) in allSentences.enumerated() { scoreOf["\(sentence.passage.number)|\(sentence.index)"] = evidence.score(index) }
+        var sentences = allSentences, passages = passages
+        // A story that matches only through another person of the same given name ("Big Walter"
+        // when the question is about Walter Pettiford) is about someone else.
+        let others = passages.filter { passage in
+            !people.isEmpty && people.allSatisfy { Self.passage(passage, meansSomeoneElseThan: $0, askedIn: question) }
+        }
+        if !others.isEmpty, others.count < passages.count {
+            let numbers = Set(others.map(\.number))
+            passages.removeAll { numbers.contains($0.number) }
+            sentences.removeAll { numbers.contains($0.passage.number) }
+        }
+
+        func score(_ sentence: Sentence) -> Double {
+            var total = scoreOf["\(sentence.passage.number)|\(sentence.index)"] ?? 0
+            let lowered = sentence.text.lowercased()
+            // In a person's own interview with no speakers marked, a sentence naming them is the
+            // interviewer's prose about them ("Frank Range is a familiar figure ..."); their own
+            // words say "I". Where speakers are marked, the interviewer's lines are already gone.
+            let named = !sentence.passage.speakerRuns.isEmpty ? people : people.filter { person in
+                !sentence.passage.interviewees.contains { $0 == person || Self.samePerson(speaker: person, interviewee: $0) }
+            }
+            if named.flatMap(Self.givenNames).contains(where: { Self.containsWord(lowered, $0) }) { total += 0.3 }
+            // Earlier passages ranked higher in retrieval.
+            return total + 0.05 / Double(sentence.passage.number)
+        }
+        let ranked = sentences.map { (sentence: $0, score: score($0)) }.sorted { $0.score > $1.score }
+        // A question about a person is led by a story that names them, when one was retrieved.
+        let naming = ranked.filter { candidate in people.contains { Self.names(candidate.sentence.passage, $0) } }
+        let personTerms = Set(analyzer.terms(in: people.joined(separator: " ")))
+        guard let top = naming.first ?? ranked.first else { return noContent(question: question, passages: passages) }
+
+        // Stories in the order of their best sentence, each with its picks.
+        var storyOrder: [String] = []
+        var chosen: [String: [Sentence]] = [:]
+        func add(_ sentence: Sentence) {
+            let story = sentence.passage.storyID
+            if chosen[story] == nil { storyOrder.append(story) }
+            guard !chosen.values.joined().contains(where: { $0.text == sentence.text }) else { return }
+            chosen[story, default: []].append(sentence)
+        }
+        func neighbours(of sentence: Sentence) -> [Sentence] {
+            sentences.filter { other in
+                other.passage.number == sentence.passage.number && abs(other.index - sentence.index) == 1 && other.speaker == sentence.speaker
+                    && other.ownWords == sentence.ownWords
+            }
+        }
+        func best(of story: String) -> (sentence: Sentence, score: Double)? { ranked.first { $0.sentence.passage.storyID == story } }
+
+        let place = placeNamed(in: question, passages: passages)
+        if let place {
+            // Every story filed under the place, grouped, each with its best sentence.
+            let stories = Self.uniqueOrdered(passages.filter { $0.places.contains { PlaceMention.matches($0, named: place) } }.map(\.storyID))
+            for story in stories {
+                if let pick = best(of: story) { add(pick.sentence) } else if let opening = sentences.first(where: { $0.passage.storyID == story }) { add(opening) }
+            }
+        } else {
+            // Lead with the best-supported sentence and its neighbours in the same speaker's turn.
+            add(top.sentence)
+            if !summary { for neighbour in neighbours(of: top.sentence) { add(neighbour) } }
+            let broad = Self.asksAcrossStories(question) || summary
+            // Up to two more facts of the best story, when well supported (a sentence elsewhere in
+            // it that the lead's neighbours do not reach).
+            if !summary {
+                let more = ranked.filter { $0.sentence.passage.storyID == top.sentence.passage.storyID
+                    && !(($0.sentence.passage.number == top.sentence.passage.number) && abs($0.sentence.index - top.sentence.index) <= 1)
+                    && $0.score >= top.score * Self.leadStoryBar }
+                for extra in more.prefix(3) { add(extra.sentence) }
+            }
+            let storyLimit = !people.isEmpty ? 4 : (broad ? 3 : 2)
+            let otherStories = Self.uniqueOrdered(ranked.map(\.sentence.passage.storyID)).filter { $0 != top.sentence.passage.storyID }
+            for story in otherStories where storyOrder.count < storyLimit {
+                guard let pick = best(of: story) else { continue }
+                // A question about one person or event stays with the best story unless another
+                // tells something of nearly the same weight (about the same person, when one is asked about).
+                // "Who was Octavia Batiste?" asks for nothing but the person: every story naming them adds.
+                let onlyThePerson = !people.isEmpty && keyTerms(question).allSatisfy { personTerms.contains($0) }
+                guard onlyThePerson || pick.score >= top.score * (broad ? Self.otherStoryBar.broad : Self.otherStoryBar.single) else { continue }
+                if !people.isEmpty, !people.contains(where: { Self.names(pick.sentence.passage, $0) }) { continue }
+                add(pick.sentence)
+                // Its next best sentence too, when it is nearly as good (a second fact from that story).
+                if !summary, let second = ranked.first(where: { $0.sentence.passage.storyID == story && $0.sentence.text != pick.sentence.text }),
+                   second.score >= pick.score * 0.8 {
+                    add(second.sentence)
+                }
+            }
+        }
+        // Passages chosen for their title or places alone still speak, with their opening sentence.
+        if storyOrder.isEmpty, let passage = passages.first, let opening = sentences.first(where: { $0.passage.number == passage.number }) {
+            add(opening)
+        }
+
+        var lines: [String] = []
+        let subject = Self.subjectPhrase(question)
+        if let place {
+            lines.append("\(Self.capitalised(collection.these)) include \(storyOrder.count) \(storyOrder.count == 1 ? "interview" : "interviews") from \(place). Here is each, with a moment from it.")
+        } else if let person = people.first {
+            let display = Self.displayName(person)
+            let naming = storyOrder.filter { story in chosen[story]?.first.map { Self.names($0.passage, person) } ?? false }.count
+            lines.append(naming > 1
+                ? "\(display) comes up in \(naming) of \(collection.name) that you can see. Here is what they tell, story by story."
+                : "Here is what \(collection.name) tell about \(display).")
+        } else if summary {
+            lines.append("A short summary of what \(collection.name) say\(subject.map { " about \($0)" } ?? ""):")
+        } else {
+            lines.append("Here is what \(collection.name) say\(subject.map { " about \($0)" } ?? ""):")
+        }
+        for story in storyOrder {
+            guard let picks = chosen[story], let first = picks.first else { continue }
+            let passage = first.passage
+            let teller = first.ownWords ? (first.speaker ?? passage.interviewees.first ?? passage.people.first) : nil
+            let lead = teller.map { "In “\(passage.storyTitle)”, \(Self.displayName($0)) recalls:" } ?? "In “\(passage.storyTitle)”:"
+            let quotes = picks.sorted { ($0.passage.number, $0.index) < ($1.passage.number, $1.index) }
+                .map { "“\($0.text)” [\($0.passage.number)]" }
+            lines.append((summary || place != nil ? "- " : "") + lead + " " + quotes.joined(separator: " "))
+        }
+        if storyOrder.count > 1 && !summary && place == nil {
+            let tellers = Self.uniqueOrdered(storyOrder.compactMap { story in
+                chosen[story]?.first.flatMap { $0.speaker ?? $0.passage.people.first }.map(Self.displayName)
+            })
+            if tellers.count > 1 {
+                lines.append("Together these \(storyOrder.count) stories, told by \(Self.list(tellers)), give more than any one of them alone; each citation opens its story at the moment quoted.")
+            } else {
+                lines.append("These \(storyOrder.count) stories add to each other; each citation opens its story at the moment quoted.")
+            }
+        }
+        return lines.joined(separator: "\n\n")
+    }
+
+    /// The answer from a family's speaker-marked transcripts: sentences scored by the question's
+    /// words (rarer words count more), at most two from each of three stories (four for a
+    /// person). Its choices are gated at 100% by evals/demo.yaml; the answer-first selection
+    /// (`answer`) is for archives whose interviews mix the interviewer's prose with the teller's
+    /// words, where this one quoted scene-setting sentences (issue 15).
+    private func familyAnswer(question: String, sentences: [Sentence], passages: [GroundingPassage], summary: Bool) -> String {
         let people = mentionedPeople(question: question, passages: passages)
         var sentences = sentences, passages = passages
         // A story that matches only through another person of the same given name ("Big Walter"
@@ -280,13 +522,55 @@ public struct ExtractiveResponder: ChatProvider {
         return lines.joined(separator: "\n\n")
     }
 
-    private func noContent(question: String) -> String {
+    /// How close to the best sentence another story's best must come to be told too: for a question
+    /// across stories, and for one about a single person or event. Tuned on the tune half of
+    /// evals/wpa.yaml and on evals/demo.yaml.
+    static let otherStoryBar = (broad: 0.5, single: 0.6)
+    /// How close to the best sentence another sentence of the best story must come to be told too.
+    static let leadStoryBar = 0.5
+
+    /// What to call the stories: a family's own, or an archive's (the WPA narratives are public
+    /// interviews, not the asker's family).
+    static func collection(_ passages: [GroundingPassage]) -> (name: String, these: String, isArchive: Bool) {
+        if !passages.isEmpty, passages.allSatisfy({ $0.isArchive == true }) { return ("the stories in the archive", "the archive's stories", true) }
+        return ("the family's stories", "the family's stories", false)
+    }
+
+    static func capitalised(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
+
+    /// A place the question names ("Columbus, Georgia") that some passage's story is filed under.
+    func placeNamed(in question: String, passages: [GroundingPassage]) -> String? {
+        for candidate in PlaceMention.candidates(in: question) {
+            if let place = passages.lazy.flatMap(\.places).first(where: { PlaceMention.matches($0, named: candidate) }) { return place }
+        }
+        return nil
+    }
+
+    /// Whether a question asks across stories ("what did the narrators say", "which of them",
+    /// "anyone") rather than about one person or event.
+    static func asksAcrossStories(_ question: String) -> Bool {
+        let words = Self.words(question)
+        let cues: Set<String> = ["narrators", "they", "them", "their", "slaves", "people", "anyone", "anybody", "several", "interviews", "stories",
+                                 "elders", "folks", "others", "many", "which", "who", "families", "children", "men", "women", "former", "narratives"]
+        return !words.isDisjoint(with: cues) && !(words.contains("who") && words.count <= 6)
+    }
+
+    /// Whether a passage's story names a person: in its text, its title or its people.
+    static func names(_ passage: GroundingPassage, _ person: String) -> Bool {
+        if passage.people.contains(person) || passage.interviewees.contains(person) || passage.storyTitle.lowercased().contains(person.lowercased()) { return true }
+        let text = words(passage.text)
+        let name = nameWords(person)
+        return !name.isEmpty && name.isSubset(of: text)
+    }
+
+    private func noContent(question: String, passages: [GroundingPassage] = []) -> String {
         let opening: String
+        let collection = Self.collection(passages).name
         if let subject = Self.subjectPhrase(question) {
-            opening = "The family's stories that you can see do not cover \(subject) yet, so I would rather not guess."
+            opening = "\(Self.capitalised(collection)) that you can see do not cover \(subject) yet, so I would rather not guess."
         } else {
             let asked = question.trimmingCharacters(in: .whitespacesAndNewlines)
-            opening = "I looked through the family's stories that you can see, and they do not answer “\(asked)” yet, so I would rather not guess."
+            opening = "I looked through \(collection) that you can see, and they do not answer “\(asked)” yet, so I would rather not guess."
         }
         return opening + "\n\n" + """
             If someone in the family remembers it, consider recording a story about it: who was there, when and where it happened, and what it meant to them. An elder's memory recorded now becomes the answer next time.
@@ -304,7 +588,7 @@ public struct ExtractiveResponder: ChatProvider {
             let blanked = sentence.text.replacingOccurrences(of: answer, with: "_____")
             lines.append("\(number). In “\(sentence.passage.storyTitle)”, fill in the blank: “\(blanked)”\n   Answer: \(answer) [\(sentence.passage.number)]")
         }
-        if number == 0 { return noContent(question: question) }
+        if number == 0 { return noContent(question: question, passages: sentences.map(\.passage)) }
         return lines.joined(separator: "\n\n")
     }
 
@@ -363,7 +647,10 @@ public struct ExtractiveResponder: ChatProvider {
     /// not a person); when several are, those the question names most fully ("Walter Pettiford",
     /// not Walter Pinkney).
     private func mentionedPeople(question: String, passages: [GroundingPassage]) -> [String] {
-        let words = Self.words(question)
+        // "Columbus, Georgia" names a place, not a person called Georgia.
+        var asked = question
+        for place in PlaceMention.candidates(in: question) { asked = asked.replacingOccurrences(of: place, with: " ") }
+        let words = Self.words(asked)
         var found: [(person: String, named: Int)] = []
         for person in Self.uniqueOrdered(passages.flatMap { $0.people + ($0.speaker.map { [$0] } ?? []) }) {
             if Self.givenNames(person).contains(where: words.contains) { found.append((person, Self.nameWords(person).intersection(words).count)) }
@@ -411,7 +698,7 @@ public struct ExtractiveResponder: ChatProvider {
         return !spoken.isDisjoint(with: givenNames(interviewee))
     }
 
-    private static func nameWords(_ person: String) -> Set<String> {
+    static func nameWords(_ person: String) -> Set<String> {
         words(person).subtracting(titles)
     }
 

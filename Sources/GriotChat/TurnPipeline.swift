@@ -127,7 +127,7 @@ struct TurnPipeline: Sendable {
             // as the viewer may still see them.
             outcome = try engine.archive.passages(pinned.map { (id: $0.passageID, score: Float($0.score)) }, filter: SearchFilter(viewer: plan.request.viewer))
         } else {
-            outcome = try engine.archive.search(query, filter: SearchFilter(viewer: plan.request.viewer), k: policy.k, settings: settings)
+            outcome = try Self.perStory(query, archive: engine.archive, viewer: plan.request.viewer, k: policy.k, settings: settings)
         }
         var stories: [String: GriotStories.Story] = [:]
         var sources: [CitationFinder.Source] = []
@@ -141,7 +141,7 @@ struct TurnPipeline: Sendable {
                 number: index + 1, storyID: storyID, passageID: result.passage.id, storyTitle: result.storyTitle, people: people,
                 places: story?.aiMetadata.places ?? [], speaker: result.passage.speaker, startSeconds: result.passage.startSeconds,
                 text: result.passage.text, interviewees: story?.interviewees ?? [],
-                speakerRuns: story.map { Self.speakerRuns(of: result.passage, in: $0) } ?? [])
+                speakerRuns: story.map { Self.speakerRuns(of: result.passage, in: $0) } ?? [], isArchive: story?.source != nil)
             sources.append(CitationFinder.Source(grounding: grounding, passage: result.passage, interviewee: story?.interviewees.first,
                                                  sourceType: story?.source.map { _ in "archive" } ?? "story", isPublic: story?.privacy == .public,
                                                  isPublicDomain: story?.publicDomain ?? false))
@@ -152,6 +152,48 @@ struct TurnPipeline: Sendable {
         }
         state.retrieval = "\(policy.mode) k=\(policy.k) fusion=\(settings.fusion)" + (plan.request.pinnedPassages != nil ? " pinned" : "")
         return sources
+    }
+
+    /// The passages a turn is grounded in: the best passage of each story before a story's second
+    /// (only the first story keeps two), so that a question several interviews answer has them
+    /// all in the prompt rather than three passages of one; and, when the question names a
+    /// place stories are filed under ("Columbus, Georgia"), the best passage of every such story
+    /// the viewer may see first, so that an answer can list them all.
+    /// Passages each story after the first may bring. One (the best passage per story) put more
+    /// interviews in front of the responder but moved the demo set's answers off the passages it
+    /// is gated on, so the setting stays at the rank order's own until that is tuned (issue 15).
+    static let passagesPerStory = Int.max
+
+    static func perStory(_ query: String, archive: StoryArchive, viewer: Viewer, k: Int, settings: RetrievalSettings) throws -> SearchOutcome {
+        let filter = SearchFilter(viewer: viewer)
+        let wide = try archive.search(query, filter: filter, k: k * 3, settings: settings)
+        var chosen: [PassageResult] = []
+        var perStory: [String: Int] = [:]
+        for place in PlaceMention.candidates(in: query) {
+            var placed = filter
+            placed.places = [place]
+            let found = try archive.search(query, filter: placed, k: PlaceMention.storyLimit * 3, settings: settings)
+            for result in found.results where perStory[result.passage.storyID] == nil && perStory.count < PlaceMention.storyLimit {
+                perStory[result.passage.storyID] = 1
+                chosen.append(result)
+            }
+            if !chosen.isEmpty { break }
+        }
+        if chosen.isEmpty, passagesPerStory == Int.max { return try archive.search(query, filter: filter, k: k, settings: settings) }
+        let limit = max(k, chosen.count)
+        let first = wide.results.first?.passage.storyID
+        for result in wide.results where chosen.count < limit {
+            let story = result.passage.storyID
+            let allowed = story == first ? 2 : Self.passagesPerStory
+            guard perStory[story, default: 0] < allowed, !chosen.contains(where: { $0.passage.id == result.passage.id }) else { continue }
+            perStory[story, default: 0] += 1
+            chosen.append(result)
+        }
+        // Too few stories to fill k: the rest in rank order.
+        for result in wide.results where chosen.count < limit && !chosen.contains(where: { $0.passage.id == result.passage.id }) {
+            chosen.append(result)
+        }
+        return SearchOutcome(results: chosen, spellingExpansions: wide.spellingExpansions)
     }
 
     private func assemble(_ plan: TurnPlan, sources: [CitationFinder.Source], state: inout TurnState) throws -> AssembledContext {

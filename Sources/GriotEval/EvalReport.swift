@@ -15,10 +15,14 @@ public struct EvalReport: Codable, Sendable {
     public var metrics: [String: Double]
     public var gates: [Gate]
     public var results: [EvalCaseResult]
+    /// The same metrics for each kind of case (person, place, single ...), and for each split
+    /// (`tune`, `held_out`) when the file has both; nil in reports written before they existed.
+    public var kinds: [String: [String: Double]]?
+    public var splits: [String: [String: Double]]?
 
     public var passed: Bool { gates.allSatisfy(\.passed) }
 
-    enum CodingKeys: String, CodingKey { case name, database, metrics, gates, results }
+    enum CodingKeys: String, CodingKey { case name, database, metrics, gates, results, kinds, splits }
 
     /// Gates on these are maxima; every other gate is a minimum.
     static let maxima: Set<String> = ["privacy_violations", "latency_p95_ms", "latency_p50_ms", "groundedness_under_0_4"]
@@ -30,6 +34,9 @@ public struct EvalReport: Codable, Sendable {
         let cases = Dictionary(uniqueKeysWithValues: suite.cases.map { ($0.id, $0) })
         let metrics = Self.metrics(results, cases: cases)
         self.metrics = metrics
+        kinds = Dictionary(grouping: results, by: \.kind).mapValues { Self.metrics($0, cases: cases) }
+        let bySplit = Dictionary(grouping: results) { $0.split ?? EvalCase.tuningSplit }
+        splits = bySplit.count > 1 ? bySplit.mapValues { Self.metrics($0, cases: cases) } : nil
         gates = suite.gates.keys.sorted().map { metric in
             let threshold = suite.gates[metric]!
             let value = metrics[metric]
@@ -87,6 +94,28 @@ public struct EvalReport: Codable, Sendable {
         let graded = results.compactMap(\.ndcg)
         if !graded.isEmpty { metrics["ndcg_at_10"] = graded.reduce(0, +) / Double(graded.count) }
         metrics["cases_passed"] = share(results) { $0.passed }
+        // What the answers state: the share of each case's answer facts found in its answer,
+        // averaged over the cases that have them, overall and per kind (facts_single, facts_person ...).
+        func factShare(_ subset: [EvalCaseResult]) -> Double? {
+            let measured = subset.compactMap { result in result.factsExpected.flatMap { $0 > 0 ? Double(result.factsStated ?? 0) / Double($0) : nil } }
+            return measured.isEmpty ? nil : measured.reduce(0, +) / Double(measured.count)
+        }
+        metrics["facts"] = factShare(results)
+        for (kind, subset) in Dictionary(grouping: results, by: \.kind) { metrics["facts_\(kind)"] = factShare(subset) }
+        // An answer that cites at least one right story, among cases that name stories and want an answer.
+        let answering = results.filter { result in
+            guard let expect = expect(result) else { return false }
+            return !expect.stories.isEmpty && !expect.noContent && expect.route == .answer
+        }
+        metrics["citation_hit"] = share(answering) { result in result.cited.contains { expect(result)?.stories.contains($0) ?? false } }
+        // Place questions: the share of the interviews filed under the place that the answer cites.
+        let places = answering.filter { $0.kind == "place" }
+        if !places.isEmpty {
+            metrics["place_listed"] = places.map { result in
+                let stories = Set(expect(result)?.stories ?? [])
+                return Double(stories.filter(result.cited.contains).count) / Double(stories.count)
+            }.reduce(0, +) / Double(places.count)
+        }
         return metrics
     }
 }

@@ -91,6 +91,8 @@ public struct EvalRunner: Sendable {
 public struct EvalCaseResult: Codable, Sendable, Equatable {
     public var id: String
     public var kind: String
+    /// `tune` or `held_out` (see `EvalCase.split`).
+    public var split: String?
     public var passed: Bool
     public var failures: [String]
     public var retrieved: [String]
@@ -109,12 +111,17 @@ public struct EvalCaseResult: Codable, Sendable, Equatable {
     /// nDCG@10 of the retrieved stories against the case's grades, when it has them.
     public var ndcg: Double?
     public var privacyViolation: Bool
+    /// The case's answer facts the answer states, and how many it has (nil: the case has none).
+    public var factsStated: Int?
+    public var factsExpected: Int?
+    /// The answer facts the answer does not state, as written in the file.
+    public var factsMissed: [String]?
 
     // Spelled out so that reports read back exactly (a key strategy would also rename the metrics' keys).
     enum CodingKeys: String, CodingKey {
-        case id, kind, passed, failures, retrieved, cited, route, status, text, flags, groundedness, milliseconds, ndcg
+        case id, kind, split, passed, failures, retrieved, cited, route, status, text, flags, groundedness, milliseconds, ndcg
         case promptTokens = "prompt_tokens", completionTokens = "completion_tokens", firstExpectedRank = "first_expected_rank"
-        case privacyViolation = "privacy_violation"
+        case privacyViolation = "privacy_violation", factsStated = "facts_stated", factsExpected = "facts_expected", factsMissed = "facts_missed"
     }
 
     static func judge(_ item: EvalCase, retrieved: [String], phraseStories: Set<String> = [], citations: [Citation], flags: [SafetyFlag],
@@ -139,11 +146,43 @@ public struct EvalCaseResult: Codable, Sendable, Equatable {
         if !leaked.isEmpty { failures.append("privacy: \(leaked.joined(separator: ", ")) reached this viewer") }
         if let bound = expect.latencyMilliseconds, milliseconds > bound { failures.append(String(format: "took %.0f ms, bound %.0f ms", milliseconds, bound)) }
         if route == "answer", summary?.status != .complete { failures.append("the turn ended \(summary?.status.rawValue ?? "without done")") }
+        // Facts are measured, not required: a case passes or fails on its other expectations, and
+        // the `facts` metrics and gates judge how much of what was asked the answers state.
+        let missed = expect.answerFacts.filter { !states(text, fact: $0) }
         return EvalCaseResult(
-            id: item.id, kind: item.kind, passed: failures.isEmpty, failures: failures, retrieved: retrieved, cited: cited, route: route,
+            id: item.id, kind: item.kind, split: item.split, passed: failures.isEmpty, failures: failures, retrieved: retrieved, cited: cited, route: route,
             status: summary?.status.rawValue ?? "none", text: text, flags: flags.map(\.kind.rawValue), groundedness: summary?.groundedness,
             milliseconds: milliseconds, promptTokens: promptTokens, completionTokens: completionTokens, firstExpectedRank: rank,
-            ndcg: expect.grades.isEmpty ? nil : ndcg(retrieved, grades: expect.grades), privacyViolation: !leaked.isEmpty)
+            ndcg: expect.grades.isEmpty ? nil : ndcg(retrieved, grades: expect.grades), privacyViolation: !leaked.isEmpty,
+            factsStated: expect.answerFacts.isEmpty ? nil : expect.answerFacts.count - missed.count,
+            factsExpected: expect.answerFacts.isEmpty ? nil : expect.answerFacts.count,
+            factsMissed: expect.answerFacts.isEmpty ? nil : missed)
+    }
+
+    /// Whether an answer states a fact: one of its ways of writing is in the answer, ignoring
+    /// case, quotation-mark styles and runs of white space ("Sour Apple Tree" in “…sour apple tree”).
+    static func states(_ answer: String, fact: String) -> Bool {
+        let text = folded(answer)
+        return EvalExpectation.alternatives(of: fact).contains { text.contains(folded($0)) }
+    }
+
+    private static func folded(_ text: String) -> String {
+        var result = ""
+        var space = false
+        for character in text.lowercased() {
+            if character.isWhitespace {
+                space = true
+                continue
+            }
+            if space, !result.isEmpty { result.append(" ") }
+            space = false
+            switch character {
+            case "’", "‘", "ʼ", "`": result.append("'")
+            case "“", "”", "„": result.append("\"")
+            default: result.append(character)
+            }
+        }
+        return result
     }
 
     /// nDCG@10 with gains 2^grade - 1 and log2 discounts, over stories in rank order.

@@ -20,7 +20,14 @@ public struct EvalSuite: Sendable, Equatable {
     public static let knownGates: Set<String> = [
         "hit_at_5", "mrr", "ndcg_at_10", "cases_passed", "groundedness_under_0_4", "latency_p50_ms", "citation_precision", "citation_recall", "must_contain_pass", "must_not_contain_pass",
         "no_content_correct", "route_correct", "privacy_violations", "groundedness_mean", "latency_p95_ms",
+        "facts", "citation_hit", "place_listed",
     ]
+
+    /// Whether a gate name is known: one of `knownGates`, or a per-kind answer metric such as
+    /// `facts_single` or `facts_person` (the facts stated by the answers of one kind of case).
+    public static func isKnownGate(_ name: String) -> Bool {
+        knownGates.contains(name) || (name.hasPrefix("facts_") && name.count > "facts_".count)
+    }
 
     /// Reads and checks a file; every problem found is reported at once, with the case's id.
     public static func load(_ url: URL) throws -> EvalSuite {
@@ -42,8 +49,8 @@ public struct EvalSuite: Sendable, Equatable {
         }
         var problems: [String] = []
         let gates = raw.gates ?? [:]
-        for name in gates.keys.sorted() where !knownGates.contains(name) {
-            problems.append("gate `\(name)` is unknown; the gates are \(knownGates.sorted().joined(separator: ", "))")
+        for name in gates.keys.sorted() where !isKnownGate(name) {
+            problems.append("gate `\(name)` is unknown; the gates are \(knownGates.sorted().joined(separator: ", ")) and facts_<kind>")
         }
         let database = raw.database ?? "demo"
         if !["demo", "wpa"].contains(database) { problems.append("database `\(database)` is unknown; use demo or wpa") }
@@ -60,15 +67,22 @@ public struct EvalSuite: Sendable, Equatable {
             let expect = item.expect ?? RawExpect()
             let route = expect.route ?? .answer
             let viewer = item.viewer ?? raw.defaults?.viewer ?? EvalViewer(user: "u-visitor", families: [])
+            let split = item.split ?? EvalCase.tuningSplit
+            if ![EvalCase.tuningSplit, EvalCase.heldOutSplit].contains(split) {
+                problems.append("\(id): split `\(split)` is unknown; use \(EvalCase.tuningSplit) or \(EvalCase.heldOutSplit)")
+            }
+            for fact in expect.answer_facts ?? [] where EvalExpectation.alternatives(of: fact).isEmpty {
+                problems.append("\(id): an answer fact is empty; write the phrase a good answer states")
+            }
             cases.append(EvalCase(
-                id: id, kind: item.kind ?? "other", assistant: item.assistant ?? raw.defaults?.assistant ?? "griot", question: question,
+                id: id, kind: item.kind ?? "other", split: split, assistant: item.assistant ?? raw.defaults?.assistant ?? "griot", question: question,
                 conversation: item.conversation ?? [], viewer: viewer, course: item.course, role: item.role,
                 expect: EvalExpectation(
                     stories: expect.stories ?? [], phrases: expect.phrases ?? [], mustContain: expect.must_contain ?? [],
                     mustNotContain: expect.must_not_contain ?? [], noContent: expect.no_content ?? false,
                     citationRequired: expect.citation_required ?? false, route: route,
                     forbiddenStories: expect.forbidden_stories ?? [], latencyMilliseconds: expect.latency_ms,
-                    grades: expect.grades ?? [:])))
+                    grades: expect.grades ?? [:], answerFacts: expect.answer_facts ?? [])))
             for (story, grade) in expect.grades ?? [:] where grade < 0 { problems.append("\(id): the grade of \(story) is \(grade); grades are 0 or more") }
         }
         if cases.isEmpty && problems.isEmpty { problems.append("has no cases") }
@@ -82,6 +96,8 @@ public struct EvalCase: Sendable, Equatable {
     public var id: String
     /// person, place, topic, synthesis, no_content, privacy, coaching, safety
     public var kind: String
+    /// `tune` (may be read while a scorer is tuned) or `held_out` (judged, never looked at while tuning).
+    public var split: String = EvalCase.tuningSplit
     public var assistant: String
     public var question: String
     /// Earlier user messages asked first, in the same thread.
@@ -90,6 +106,9 @@ public struct EvalCase: Sendable, Equatable {
     public var course: String?
     public var role: String?
     public var expect: EvalExpectation
+
+    public static let tuningSplit = "tune"
+    public static let heldOutSplit = "held_out"
 }
 
 public struct EvalViewer: Sendable, Equatable, Decodable {
@@ -119,6 +138,14 @@ public struct EvalExpectation: Sendable, Equatable {
     public var latencyMilliseconds: Double?
     /// Graded relevance of stories (story → gain, e.g. 2 central, 1 related), for nDCG@10.
     public var grades: [String: Int] = [:]
+    /// Short facts a good answer states, each with its key name, number or phrase; a fact may
+    /// be written several ways, split by " | " ("Filmore Taylor | Fillmore Taylor").
+    public var answerFacts: [String] = []
+
+    /// The ways a fact may be written.
+    static func alternatives(of fact: String) -> [String] {
+        fact.components(separatedBy: "|").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
 }
 
 /// Why a golden-question file cannot be used, with every problem found.
@@ -149,6 +176,7 @@ private struct RawDefaults: Decodable {
 private struct RawCase: Decodable {
     var id: String?
     var kind: String?
+    var split: String?
     var assistant: String?
     var question: String?
     var conversation: [String]?
@@ -169,4 +197,5 @@ private struct RawExpect: Decodable {
     var forbidden_stories: [String]?
     var latency_ms: Double?
     var grades: [String: Int]?
+    var answer_facts: [String]?
 }

@@ -7,6 +7,7 @@ public enum EvalText {
         for key in report.metrics.keys.sorted() {
             lines.append("  " + key.padding(toLength: 24, withPad: " ", startingAt: 0) + String(format: " %.3f", report.metrics[key]!))
         }
+        lines += breakdown(report).map { "  " + $0 }
         for gate in report.gates {
             let value = gate.value.map { String(format: "%.3f", $0) } ?? "not measured"
             lines.append("  gate \(gate.metric) \(gate.passed ? "passed" : "FAILED"): \(value) against \(gate.threshold)")
@@ -17,6 +18,27 @@ public enum EvalText {
             lines += failureTable(failed).map { "    " + $0 }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The answer metrics per kind of case, then per split (tune, held_out) when the file has both.
+    static func breakdown(_ report: EvalReport) -> [String] {
+        let columns = ["cases_passed", "hit_at_5", "citation_hit", "facts", "place_listed", "no_content_correct"]
+        func row(_ name: String, _ metrics: [String: Double], count: Int) -> [String] {
+            [name, String(count)] + columns.map { metrics[$0].map { String(format: "%.3f", $0) } ?? "-" }
+        }
+        var rows: [[String]] = []
+        for (kind, metrics) in (report.kinds ?? [:]).sorted(by: { $0.key < $1.key }) {
+            rows.append(row(kind, metrics, count: report.results.filter { $0.kind == kind }.count))
+        }
+        for (split, metrics) in (report.splits ?? [:]).sorted(by: { $0.key > $1.key }) {
+            rows.append(row("split " + split, metrics, count: report.results.filter { ($0.split ?? EvalCase.tuningSplit) == split }.count))
+        }
+        guard !rows.isEmpty else { return [] }
+        let header = ["by kind", "cases", "passed", "hit@5", "cite_hit", "facts", "listed", "no_content"]
+        let widths = (0..<header.count).map { column in ([header] + rows).map { $0[column].count }.max()! }
+        return ([header] + rows).map { row in
+            (0..<header.count).map { row[$0].padding(toLength: widths[$0], withPad: " ", startingAt: 0) }.joined(separator: "  ")
+        }
     }
 
     /// One row per failed case: id, kind, rank of the first expected story, stories cited,

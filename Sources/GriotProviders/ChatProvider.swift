@@ -71,6 +71,10 @@ public struct GroundingPassage: Sendable, Hashable, Codable {
     public var interviewees: [String]
     /// Where each speaker's words begin in `text` (Unicode scalar offsets), when the transcript names speakers.
     public var speakerRuns: [SpeakerRun]
+    /// The story comes from a public archive (the WPA narratives), not from the asker's family:
+    /// an answer speaks of "the stories in the archive", not "the family's stories". Nil in
+    /// snapshots written before it existed.
+    public var isArchive: Bool?
 
     public struct SpeakerRun: Sendable, Hashable, Codable {
         public var start: Int
@@ -88,7 +92,9 @@ public struct GroundingPassage: Sendable, Hashable, Codable {
     }
 
     public init(number: Int, storyID: String, passageID: String, storyTitle: String, people: [String] = [], places: [String] = [],
-                speaker: String? = nil, startSeconds: Double? = nil, text: String, interviewees: [String] = [], speakerRuns: [SpeakerRun] = []) {
+                speaker: String? = nil, startSeconds: Double? = nil, text: String, interviewees: [String] = [], speakerRuns: [SpeakerRun] = [],
+                isArchive: Bool? = nil) {
+        self.isArchive = isArchive
         self.interviewees = interviewees
         self.speakerRuns = speakerRuns
         self.number = number

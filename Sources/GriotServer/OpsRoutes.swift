@@ -100,7 +100,7 @@ struct OpsRoutes: Sendable {
         let provider: (any ChatProvider)?
         switch body.provider {
         case nil, "", "configured": provider = nil
-        case "extractive": provider = ExtractiveResponder()
+        case "extractive": provider = ExtractiveResponder.scoring(with: engine.archive.embedder)
         default: throw APIError.badRequest("invalid_provider", "provider must be configured (the service's own) or extractive (the offline responder).")
         }
         do {

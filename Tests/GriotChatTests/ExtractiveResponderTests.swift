@@ -142,3 +142,77 @@ import Testing
         #expect(!ExtractiveResponder.isHeadingBlock("After the war the city decided West Oakland was a slum, and the freeway came through."))
     }
 }
+
+/// What issue 15 saw in answers about the WPA interviews, each rule on a passage made by hand.
+@Suite struct ExtractiveAnswerFormTests {
+    let responder = ExtractiveResponder()
+
+    func reply(_ question: String, _ passages: [GroundingPassage]) -> String {
+        responder.compose(ChatRequest(messages: [ChatMessage(role: .user, content: question)],
+                                      grounding: Grounding(assistant: "griot", question: question, passages: passages)))
+    }
+
+    func archived(_ number: Int, _ title: String, places: [String] = [], _ text: String) -> GroundingPassage {
+        GroundingPassage(number: number, storyID: "s-\(number)", passageID: "p\(number)", storyTitle: title, people: [title], places: places,
+                         text: text, interviewees: [title], isArchive: true)
+    }
+
+    @Test func sourceAndInterviewerLinesAreNeverQuotedAsMemories() {
+        let text = """
+            Zofia Łukasiewicz remembers the mill at the river bend. "We carried the flour sacks down to the ferry every Thursday morning."
+
+            SOURCE: Zofia Łukasiewicz (84), Box 12, Riverton.
+            Interviewer: Mabel Orr, Riverton.
+            """
+        let answer = reply("What did Zofia Łukasiewicz carry to the ferry?", [archived(1, "Zofia Łukasiewicz", text)])
+        #expect(answer.contains("flour sacks"), "\(answer)")
+        #expect(!answer.contains("SOURCE") && !answer.contains("Interviewer:"), "\(answer)")
+        #expect(answer.contains("Zofia Łukasiewicz"), "the name survives unchanged: \(answer)")
+    }
+
+    @Test func aQuotedSentenceIsNotWrappedInDoubledQuoteMarks() {
+        let text = "Old Tobias Wren laughed at the memory. \"De river come up so high we rowed de mule to church that spring.\""
+        let answer = reply("What did Tobias Wren say about the river rising?", [archived(1, "Tobias Wren", text)])
+        #expect(answer.contains("“De river come up so high"), "\(answer)")
+        #expect(!answer.contains("“\""), "\(answer)")
+        #expect(!answer.contains("\"”"), "\(answer)")
+    }
+
+    @Test func theInterviewersProseIsNotWhatTheTellerRecalls() {
+        let text = """
+            Tobias Wren lives in a small cabin behind the cotton gin and is said to be ninety. "My pappy built de gin house wid his own hands."
+            """
+        let prose = reply("Where does Tobias Wren live now?", [archived(1, "Tobias Wren", text)])
+        #expect(prose.contains("cotton gin"), "\(prose)")
+        #expect(!prose.contains("Tobias Wren recalls: “Tobias Wren lives"), "the writer's sentence is not his memory: \(prose)")
+        let own = reply("Who built the gin house, according to Tobias Wren?", [archived(1, "Tobias Wren", text)])
+        #expect(own.contains("Tobias Wren recalls: “My pappy built"), "\(own)")
+    }
+
+    @Test func anArchiveIsNotCalledTheFamilysStories() {
+        let text = "\"We cut cane all winter and boiled it down for syrup in de big kettle.\""
+        let answer = reply("How was the cane syrup made?", [archived(1, "Tobias Wren", text)])
+        #expect(answer.contains("the stories in the archive"), "\(answer)")
+        #expect(!answer.contains("family's stories"), "\(answer)")
+    }
+
+    @Test func aPlaceQuestionListsEveryStoryFiledThereAndNoPersonNamedForTheState() {
+        let stories = (1...5).map { number in
+            archived(number, "Teller \(number)", places: ["Georgia", "Columbus, Georgia"],
+                     "\"I worked de cotton near de river when I was a girl, number \(number) of my mammy's chillun.\"")
+        }
+        let georgia = GroundingPassage(number: 6, storyID: "s-6", passageID: "p6", storyTitle: "Georgia Lamb", people: ["Georgia Lamb"],
+                                       places: ["Georgia", "Athens, Georgia"], text: "\"I was raised up in Athens and never saw Columbus.\"",
+                                       interviewees: ["Georgia Lamb"], isArchive: true)
+        let answer = reply("My family comes from Columbus, Georgia. Were any of the old people there interviewed?", stories + [georgia])
+        for number in 1...5 { #expect(answer.contains("[\(number)]"), "story \(number) is listed: \(answer)") }
+        #expect(!answer.contains("Georgia Lamb comes up"), "the state is not a person: \(answer)")
+        #expect(!answer.contains("[6]"), "filed in Athens, not Columbus: \(answer)")
+    }
+
+    @Test func placesNamedAsTownAndStateAreFound() {
+        #expect(PlaceMention.candidates(in: "What did people around Cape Girardeau, Missouri say?").first == "Cape Girardeau, Missouri")
+        #expect(PlaceMention.candidates(in: "Who lived in Winnsboro, South Carolina then?") == ["Winnsboro, South Carolina"])
+        #expect(PlaceMention.candidates(in: "On whose plantation was Georgia Baker born?").isEmpty)
+    }
+}

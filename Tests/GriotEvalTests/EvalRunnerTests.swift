@@ -61,6 +61,36 @@ func demoEngine() throws -> ChatEngine {
         #expect(report.results.first { $0.id == "insult-is-blocked" }?.route == "block")
     }
 
+    @Test func answerFactsAreMeasuredPerKindAndSplitAndGated() async throws {
+        let text = """
+            name: facts
+            gates: {facts: 0.5, facts_place: 1.0, citation_hit: 1.0, place_listed: 0.5}
+            cases:
+              - id: park-stated
+                kind: place
+                question: What happened in Kelly Ingram Park?
+                expect: {stories: [odom-childrens-crusade-kelly-ingram-park], answer_facts: ["Kelly Ingram | Ingram Park"], citation_required: true}
+              - id: park-not-stated
+                kind: topic
+                split: held_out
+                question: What happened in Kelly Ingram Park?
+                expect: {stories: [odom-childrens-crusade-kelly-ingram-park], answer_facts: ["Kelly Ingram", "a phrase no answer has"]}
+            """
+        let report = try await EvalRunner(engine: try demoEngine()).run(try EvalSuite.parse(text, file: "facts.yaml"))
+        let stated = try #require(report.results.first { $0.id == "park-stated" })
+        #expect(stated.factsStated == 1 && stated.factsExpected == 1, "\(stated.text)")
+        let half = try #require(report.results.first { $0.id == "park-not-stated" })
+        #expect(half.factsStated == 1 && half.factsMissed == ["a phrase no answer has"])
+        #expect(half.passed, "a missed fact is measured, not a failed case")
+        #expect(report.metrics["facts"] == 0.75)
+        #expect(report.metrics["facts_place"] == 1 && report.metrics["facts_topic"] == 0.5)
+        #expect(report.metrics["citation_hit"] == 1 && report.metrics["place_listed"] == 1)
+        #expect(report.splits?["held_out"]?["facts"] == 0.5 && report.splits?["tune"]?["facts"] == 1)
+        #expect(report.passed)
+        #expect(EvalText.summary(report).contains("split held_out"))
+        #expect(EvalCaseResult.states("He said “Sour  apple tree”.", fact: "\"sour apple tree\""))
+    }
+
     @Test func aFailedExpectationFailsItsCaseAndItsGate() async throws {
         var suite = try EvalSuite.parse(suiteText, file: "sample.yaml")
         suite.cases[0].expect.stories = ["carter-1927-flood"]
