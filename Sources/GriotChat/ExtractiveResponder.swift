@@ -309,6 +309,8 @@ public struct ExtractiveResponder: ChatProvider {
             sentences.removeAll { numbers.contains($0.passage.number) }
         }
 
+        let peopleWords = Set(people.flatMap { Self.nameWords($0) })
+        let namedInQuestion = Self.names(in: question).map { $0.lowercased() }.filter { !peopleWords.contains($0) }
         func score(_ sentence: Sentence) -> Double {
             var total = scoreOf["\(sentence.passage.number)|\(sentence.index)"] ?? 0
             let lowered = sentence.text.lowercased()
@@ -319,6 +321,10 @@ public struct ExtractiveResponder: ChatProvider {
                 !sentence.passage.interviewees.contains { $0 == person || Self.samePerson(speaker: person, interviewee: $0) }
             }
             if named.flatMap(Self.givenNames).contains(where: { Self.containsWord(lowered, $0) }) { total += 0.3 }
+            // A place or thing the question names ("Ripley", "Pine Island") in the sentence: a
+            // passage about runaways in general reads close to "runaway slaves who reached
+            // Ripley", but the one naming Ripley answers it.
+            if namedInQuestion.contains(where: { Self.containsWord(lowered, $0) }) { total += 0.2 }
             // Earlier passages ranked higher in retrieval.
             return total + 0.05 / Double(sentence.passage.number)
         }
