@@ -297,17 +297,7 @@ public struct ExtractiveResponder: ChatProvider {
         // Scores are kept by the sentence's text and passage, since the list is filtered below.
         var scoreOf: [String: Double] = [:]
         for (index, sentence) in allSentences.enumerated() { scoreOf["\(sentence.passage.number)|\(sentence.index)"] = evidence.score(index) }
-        var sentences = allSentences, passages = passages
-        // A story that matches only through another person of the same given name ("Big Walter"
-        // when the question is about Walter Pettiford) is about someone else.
-        let others = passages.filter { passage in
-            !people.isEmpty && people.allSatisfy { Self.passage(passage, meansSomeoneElseThan: $0, askedIn: question) }
-        }
-        if !others.isEmpty, others.count < passages.count {
-            let numbers = Set(others.map(\.number))
-            passages.removeAll { numbers.contains($0.number) }
-            sentences.removeAll { numbers.contains($0.passage.number) }
-        }
+        let (sentences, passages) = Self.withoutNamesakes(of: people, question: question, sentences: allSentences, passages: passages)
 
         let peopleWords = Set(people.flatMap { Self.nameWords($0) })
         let namedInQuestion = Self.names(in: question).map { $0.lowercased() }.filter { !peopleWords.contains($0) }
@@ -431,6 +421,18 @@ public struct ExtractiveResponder: ChatProvider {
         return lines.joined(separator: "\n\n")
     }
 
+    /// A story that matches only through another person of the same given name ("Big Walter"
+    /// when the question is about Walter Pettiford) is about someone else: its passages and
+    /// sentences are left out, unless every passage is such a story.
+    private static func withoutNamesakes(of people: [String], question: String, sentences: [Sentence], passages: [GroundingPassage]) -> ([Sentence], [GroundingPassage]) {
+        let others = passages.filter { passage in
+            !people.isEmpty && people.allSatisfy { Self.passage(passage, meansSomeoneElseThan: $0, askedIn: question) }
+        }
+        guard !others.isEmpty, others.count < passages.count else { return (sentences, passages) }
+        let numbers = Set(others.map(\.number))
+        return (sentences.filter { !numbers.contains($0.passage.number) }, passages.filter { !numbers.contains($0.number) })
+    }
+
     /// The answer from a family's speaker-marked transcripts: sentences scored by the question's
     /// words (rarer words count more), at most two from each of three stories (four for a
     /// person). Its choices are gated at 100% by evals/demo.yaml; the answer-first selection
@@ -438,17 +440,7 @@ public struct ExtractiveResponder: ChatProvider {
     /// words, where this one quoted scene-setting sentences (issue 15).
     private func familyAnswer(question: String, sentences: [Sentence], passages: [GroundingPassage], summary: Bool) -> String {
         let people = mentionedPeople(question: question, passages: passages)
-        var sentences = sentences, passages = passages
-        // A story that matches only through another person of the same given name ("Big Walter"
-        // when the question is about Walter Pettiford) is about someone else.
-        let others = passages.filter { passage in
-            !people.isEmpty && people.allSatisfy { Self.passage(passage, meansSomeoneElseThan: $0, askedIn: question) }
-        }
-        if !others.isEmpty, others.count < passages.count {
-            let numbers = Set(others.map(\.number))
-            passages.removeAll { numbers.contains($0.number) }
-            sentences.removeAll { numbers.contains($0.passage.number) }
-        }
+        let (sentences, passages) = Self.withoutNamesakes(of: people, question: question, sentences: sentences, passages: passages)
         let questionTerms = Set(analyzer.terms(in: question))
         var documentFrequency: [String: Int] = [:]
         for sentence in sentences { for term in sentence.terms { documentFrequency[term, default: 0] += 1 } }
