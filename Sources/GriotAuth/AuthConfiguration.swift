@@ -10,6 +10,7 @@ import Foundation
 /// | required `iss` | `GRIOT_JWT_ISSUER` | not checked |
 /// | required `aud` | `GRIOT_JWT_AUDIENCE` | not checked |
 /// | clock leeway for `exp`/`nbf`/`iat`, seconds (0...300) | `GRIOT_JWT_LEEWAY_SECONDS` | 30 |
+/// | longest token lifetime, `exp` after `iat` (or after now), seconds (60...2,592,000) | `GRIOT_JWT_MAX_LIFETIME_SECONDS` | 86,400 (24 h) |
 /// | `production` or `development` | `GRIOT_AUTH_MODE` | `production` |
 ///
 /// At least one of the secret and the JWKS file is needed outside development mode. An empty
@@ -26,6 +27,10 @@ public struct AuthConfiguration: Sendable, Equatable {
     /// The shortest HS256 secret accepted: 256 bits, the size of the hash (RFC 7518 §3.2).
     public static let minimumSecretBytes = 32
     public static let defaultLeewaySeconds: Double = 30
+    /// 24 hours: a stolen token is good for a day at most, and apps refresh tokens well within that.
+    public static let defaultMaxLifetimeSeconds: Double = 86_400
+    /// The range `GRIOT_JWT_MAX_LIFETIME_SECONDS` may take: a minute to 30 days.
+    public static let maxLifetimeRange: ClosedRange<Double> = 60...2_592_000
 
     public var hs256Secret: String?
     /// Path of a JSON Web Key Set (`{"keys": [...]}`) with RSA and EC P-256 public keys.
@@ -34,17 +39,23 @@ public struct AuthConfiguration: Sendable, Equatable {
     public var audience: String?
     /// How far past `exp`, or before `nbf`, a token is still accepted, for clocks that disagree.
     public var leewaySeconds: Double
+    /// The longest a token may be valid: its `exp` at most this long after its `iat` (after the
+    /// time of the request when it has no `iat`). A token that would live longer is refused, so
+    /// that a leaked long-lived token is not good forever.
+    public var maxLifetimeSeconds: Double
     public var development: Bool
 
     public init(
         hs256Secret: String? = nil, jwksFile: String? = nil, issuer: String? = nil, audience: String? = nil,
-        leewaySeconds: Double = AuthConfiguration.defaultLeewaySeconds, development: Bool = false
+        leewaySeconds: Double = AuthConfiguration.defaultLeewaySeconds,
+        maxLifetimeSeconds: Double = AuthConfiguration.defaultMaxLifetimeSeconds, development: Bool = false
     ) {
         self.hs256Secret = hs256Secret
         self.jwksFile = jwksFile
         self.issuer = issuer
         self.audience = audience
         self.leewaySeconds = leewaySeconds
+        self.maxLifetimeSeconds = maxLifetimeSeconds
         self.development = development
     }
 
@@ -74,6 +85,14 @@ public struct AuthConfiguration: Sendable, Equatable {
             }
             leewaySeconds = seconds
         }
+        if let text = value("GRIOT_JWT_MAX_LIFETIME_SECONDS") {
+            guard let seconds = Double(text), seconds.isFinite else {
+                throw AuthConfigurationError(
+                    "GRIOT_JWT_MAX_LIFETIME_SECONDS is \"\(text)\", not a number of seconds; use e.g. 86400 (24 h), or leave it unset",
+                    variable: "GRIOT_JWT_MAX_LIFETIME_SECONDS")
+            }
+            maxLifetimeSeconds = seconds
+        }
         if development, hs256Secret == nil { hs256Secret = Self.developmentSecret }
         try check()
     }
@@ -84,6 +103,11 @@ public struct AuthConfiguration: Sendable, Equatable {
             throw AuthConfigurationError(
                 "the clock leeway is \(leewaySeconds) s, outside 0...300; use e.g. 30 (GRIOT_JWT_LEEWAY_SECONDS), or leave it unset",
                 variable: "GRIOT_JWT_LEEWAY_SECONDS")
+        }
+        guard Self.maxLifetimeRange.contains(maxLifetimeSeconds) else {
+            throw AuthConfigurationError(
+                "the longest token lifetime is \(maxLifetimeSeconds) s, outside 60...2592000 (a minute to 30 days); use e.g. 86400 (GRIOT_JWT_MAX_LIFETIME_SECONDS), or leave it unset",
+                variable: "GRIOT_JWT_MAX_LIFETIME_SECONDS")
         }
         if let secret = hs256Secret {
             guard development || secret != Self.developmentSecret else {

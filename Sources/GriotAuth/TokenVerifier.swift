@@ -6,8 +6,11 @@ import JWTKit
 /// The algorithm is chosen by the server's keys, never by the token: an HS256 token is checked
 /// only against the configured secret, an RS256 or ES256 token only against the key its `kid`
 /// names in the JWKS file and only with that key's own algorithm; `none` and everything else
-/// is refused. Then `sub`, `role` and `exp` are required, `nbf`/`iat` respected, and `iss`/`aud`
-/// compared when configured, with ``AuthConfiguration/leewaySeconds`` of clock leeway.
+/// is refused, and so is a header that marks any extension critical (`crit`: this server
+/// implements none, RFC 7515 §4.1.11). Then `sub`, `role` and `exp` are required, `exp` at most
+/// ``AuthConfiguration/maxLifetimeSeconds`` after `iat` (or now), `nbf`/`iat` respected, and
+/// `iss`/`aud` compared when configured, with ``AuthConfiguration/leewaySeconds`` of clock leeway.
+/// Every identifier in the claims follows ``ClaimIdentifier``.
 ///
 /// ```swift
 /// let verifier = try await TokenVerifier.make(AuthConfiguration(environment: environment))
@@ -65,6 +68,10 @@ public final class TokenVerifier: Sendable {
             throw AuthError(.malformedToken, "the bearer token is not a JWT (three base64url parts joined by dots); send the token exactly as your sign-in returned it")
         }
         let header = try Self.header(parts[0])
+        if let critical = header.crit {
+            let names = critical.map { "\"\($0.prefix(40))\"" }.joined(separator: ", ")
+            throw AuthError(.malformedToken, "the token's header marks \(names.isEmpty ? "an empty list" : names) as critical (crit), an extension this server does not implement, so it must refuse the token (RFC 7515); ask the token's issuer for a token without crit")
+        }
         let keys = try keys(for: header)
         do {
             _ = try await keys.verify(token, as: SignedPayload.self)
@@ -94,6 +101,11 @@ public final class TokenVerifier: Sendable {
         userID: String, role: CallerRole, familyGroupIDs: [String] = [], courseIDs: [String]? = nil,
         locale: String? = nil, expiresIn: TimeInterval = 3600, now: Date = Date()
     ) async throws(AuthConfigurationError) -> String {
+        guard expiresIn <= configuration.maxLifetimeSeconds else {
+            throw AuthConfigurationError(
+                "a token valid for \(Int(expiresIn)) s would be refused: this server accepts tokens valid for at most \(Int(configuration.maxLifetimeSeconds)) s (GRIOT_JWT_MAX_LIFETIME_SECONDS)",
+                variable: "GRIOT_JWT_MAX_LIFETIME_SECONDS")
+        }
         guard let secretKey else {
             throw AuthConfigurationError(
                 "this server has no HS256 secret, so it cannot mint tokens; set GRIOT_JWT_SECRET, or GRIOT_AUTH_MODE=development for local use, or get tokens from the identity provider",
@@ -115,6 +127,9 @@ public final class TokenVerifier: Sendable {
     private struct Header: Decodable {
         var alg: String?
         var kid: String?
+        /// Extensions the token says a verifier must understand. `crit` of any other JSON type
+        /// fails decoding, and so refuses the token as malformed.
+        var crit: [String]?
     }
 
     private static func header(_ part: Substring) throws(AuthError) -> Header {
@@ -165,6 +180,14 @@ public final class TokenVerifier: Sendable {
         guard let sub = claims.sub, !sub.isEmpty else {
             throw AuthError(.invalidClaims, "the token has no \"sub\" claim (the user id); ask the token's issuer to include it, then sign in again")
         }
+        guard ClaimIdentifier.isValid(sub) else {
+            throw AuthError(.invalidClaims, "the token's \"sub\" claim is not a valid user id (\(ClaimIdentifier.rule)); ask the token's issuer to fix it, then sign in again")
+        }
+        for (name, ids) in [("family_group_ids", claims.familyGroupIDs ?? []), ("course_ids", claims.courseIDs ?? [])] {
+            if ids.count > 1_000 || !ids.allSatisfy({ ClaimIdentifier.isValid($0) }) {
+                throw AuthError(.invalidClaims, "the token's \"\(name)\" claim holds an id that is not valid (\(ClaimIdentifier.rule); at most 1,000 ids); ask the token's issuer to fix it, then sign in again")
+            }
+        }
         guard let roleName = claims.role else {
             throw AuthError(.invalidClaims, "the token has no \"role\" claim; it must be one of \(CallerRole.names); ask the token's issuer to include it, then sign in again")
         }
@@ -174,9 +197,23 @@ public final class TokenVerifier: Sendable {
         guard let exp = claims.exp else {
             throw AuthError(.invalidClaims, "the token has no \"exp\" claim; this server accepts only tokens that expire; ask the token's issuer to set one, then sign in again")
         }
+        // Times a calendar can show (1970 to 9999): a claim of 1e300 s is no time, and formatting
+        // it for a message must not be where the request fails.
+        for (name, time) in [("exp", claims.exp), ("nbf", claims.nbf), ("iat", claims.iat)] {
+            if let time, !(0...253_402_300_799).contains(time) {
+                throw AuthError(.invalidClaims, "the token's \"\(name)\" claim is not a time between 1970 and 9999 in seconds since 1970; ask the token's issuer to fix it, then sign in again")
+            }
+        }
         let expiresAt = Date(timeIntervalSince1970: exp)
         guard now.timeIntervalSince1970 <= exp + leeway else {
             throw AuthError(.expired, "the token expired at \(expiresAt.formatted(stamp)); sign in again")
+        }
+        // A token's life is counted from its `iat`, or from now when it has none (so leaving `iat`
+        // out does not make a year-long token acceptable).
+        let issuedAt = claims.iat ?? now.timeIntervalSince1970
+        let lifetime = configuration.maxLifetimeSeconds
+        guard exp - issuedAt <= lifetime + leeway else {
+            throw AuthError(.invalidClaims, "the token is valid until \(expiresAt.formatted(stamp)), \(Self.hours(exp - issuedAt)) after it was issued, but this server accepts tokens valid for at most \(Self.hours(lifetime)); ask the token's issuer for a shorter-lived token, then sign in again")
         }
         if let nbf = claims.nbf, now.timeIntervalSince1970 + leeway < nbf {
             throw AuthError(.notYetValid, "the token is not valid before \(Date(timeIntervalSince1970: nbf).formatted(stamp)); wait until then, or check the clock of the machine that issued it")
@@ -195,6 +232,16 @@ public final class TokenVerifier: Sendable {
         return Caller(
             userID: sub, role: role, familyGroupIDs: claims.familyGroupIDs ?? [], courseIDs: claims.courseIDs,
             locale: claims.locale, expiresAt: expiresAt)
+    }
+}
+
+extension TokenVerifier {
+    /// "24 h", "90 min", "1.5 h": a lifetime as a person reads it.
+    static func hours(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "forever" }
+        if seconds < 7_200 { return "\(Int((seconds / 60).rounded())) min" }
+        let hours = seconds / 3_600
+        return hours == hours.rounded() || hours > 1_000 ? "\(Int(min(hours, 1e12).rounded())) h" : String(format: "%.1f h", hours)
     }
 }
 

@@ -20,17 +20,17 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(name: .long, parsing: .upToNextOption, help: "Family group ids (family_group_ids).")
     var families: [String] = []
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Course ids (course_ids); all courses when left out.")
+    @Option(name: .long, parsing: .upToNextOption, help: "Course ids (course_ids); a coach or client token without any belongs to no course.")
     var courses: [String] = []
 
-    @Option(name: .long, help: "Hours until the token expires.")
+    @Option(name: .long, help: "Hours until the token expires (at most the server's GRIOT_JWT_MAX_LIFETIME_SECONDS, 24 h by default).")
     var hours: Double = 24
 
     func validate() throws {
         guard CallerRole(rawValue: role) != nil else {
             throw ValidationError("--role must be one of \(CallerRole.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard hours > 0, hours <= 24 * 366 else { throw ValidationError("--hours must be above 0 and at most a year, e.g. 24") }
+        guard hours > 0, hours <= 24 * 30 else { throw ValidationError("--hours must be above 0 and at most 720 (30 days, the longest GRIOT_JWT_MAX_LIFETIME_SECONDS allows), e.g. 24") }
     }
 
     func run() async throws {
