@@ -75,6 +75,7 @@ let package = Package(
         .target(name: "GriotChat", dependencies: [
             "GriotSafety", "GriotArchive", "GriotPrompts", "GriotProviders", "GriotTokens", "GriotStore", "GriotText", "GriotSearch", "GriotStories",
             "GriotEmbedding",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // Who is calling: bearer JWTs (HS256 with a shared secret, RS256/ES256 from a JWKS file).
         .target(name: "GriotAuth", dependencies: [

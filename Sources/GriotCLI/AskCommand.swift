@@ -133,7 +133,8 @@ struct AnswerPrinter {
         case .chips, .budget:
             if case .budget(let ledger) = event { self.ledger = ledger }
         case .error(let failure):
-            Terminal.note("\nerror (\(failure.code)): \(failure.message)")
+            // The operator at the terminal also gets what went wrong inside (redacted).
+            Terminal.note("\nerror (\(failure.code)): \(failure.message)" + (failure.detail.map { "\n  \($0)" } ?? ""))
         case .done(let summary):
             var out = "\n"
             if summary.status == .stopped { out += "\n[stopped; the answer so far is saved]\n" }

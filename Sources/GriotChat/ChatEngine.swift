@@ -13,6 +13,9 @@ public struct TurnRequest: Sendable, Hashable {
     public var viewer: Viewer
     /// Continue this thread; nil starts one (or, for a course, finds the course's thread).
     public var threadID: String?
+    /// Start a new thread under this id (a session id the client chose), made only once every
+    /// check of the turn has passed, so a refused request leaves no empty session behind.
+    public var newThreadID: String?
     public var courseID: String?
     /// The message is a voice transcript (it passes the same moderation as typed text).
     public var voice: Bool
@@ -25,6 +28,8 @@ public struct TurnRequest: Sendable, Hashable {
     public var model: String?
     /// Passages to use instead of searching, in this order (a replay on the index snapshot).
     public var pinnedPassages: [TurnSnapshot.RetrievedPassage]?
+    /// The HTTP request's id, quoted in a failure's message so support can find the log line.
+    public var requestID: String?
 
     public init(assistant: String = "griot", message: String, viewer: Viewer, threadID: String? = nil, courseID: String? = nil,
                 role: String? = nil, userName: String? = nil, promptLabel: String = "production", voice: Bool = false) {
@@ -128,6 +133,8 @@ public final class ChatEngine: Sendable {
                 throw ChatError(.notFound, "There is no \(request.assistant) thread \(threadID) for you; leave the thread out to start a new one.")
             }
             thread = found
+        } else if let id = request.newThreadID {
+            thread = try chats.createThread(assistant: request.assistant, userID: userID, id: id)
         } else if let courseID = request.courseID {
             thread = try chats.courseThread(assistant: request.assistant, userID: userID, courseID: courseID)
         } else {

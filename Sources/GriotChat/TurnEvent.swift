@@ -116,6 +116,8 @@ public struct SafetyFlag: Sendable, Hashable, Codable {
         case copyrightReview = "copyright_review"
         /// A sentence of the reply broke the content policy and was removed.
         case outputModeration = "output_moderation"
+        /// The model's reply ran past the token limit of the request; the rest was not read.
+        case truncated
     }
 
     /// The kinds' names, for messages: "crisis, pii_masked, ...".
@@ -140,11 +142,20 @@ public struct TurnFailure: Sendable, Hashable, Codable {
     /// A stable code for clients: `ai_unavailable`, `provider_error`, `message_too_long`,
     /// `message_blocked` (input moderation), `stopped`.
     public var code: String
+    /// What the client reads: our own words, never an upstream's or an internal error's text.
     public var message: String
+    /// What went wrong inside (the model server's answer, with credentials redacted), for the
+    /// service's log and the terminal of `griot ask`. Not encoded: never sent, never stored.
+    public var detail: String?
 
-    public init(code: String, message: String) {
+    public init(code: String, message: String, detail: String? = nil) {
         self.code = code
         self.message = message
+        self.detail = detail
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case code, message
     }
 }
 

@@ -6,6 +6,7 @@ import GriotSafety
 import GriotSearch
 import GriotStore
 import GriotStories
+import Logging
 import Synchronization
 
 /// One turn, top to bottom. Each stage is a method below, in the order `run` calls them:
@@ -31,6 +32,9 @@ struct TurnPipeline: Sendable {
 
     /// Tokens per delta event.
     static let deltaTokens = 20
+
+    /// Where a failed turn's inside story goes (the service's log handler, or stderr).
+    static let log = Logger(label: "griot.turn")
 
     func run(_ plan: TurnPlan, emit: TurnEmitter) async {
         var state = TurnState(plan: plan, started: Date())
@@ -66,13 +70,27 @@ struct TurnPipeline: Sendable {
         } catch let error as ContextOverflow {
             state.fail(code: "message_too_long", message: error.description)
         } catch let error as ProviderError {
+            // The upstream's own words (a 401's body can hold a key and an internal host) go to
+            // the log, redacted; the client gets ours and the id to quote.
+            let reference = plan.request.requestID ?? plan.turnID
             if case .circuitOpen = error {
-                state.fail(code: "ai_unavailable", message: error.description)
+                state.fail(code: "ai_unavailable", message: error.description, detail: error.redactedDescription)
             } else {
-                state.fail(code: "provider_error", message: error.description)
+                state.fail(code: "provider_error",
+                           message: "The AI service could not answer; your message is saved. Try again in a moment; if it keeps failing, give support the request id \(reference).",
+                           detail: error.redactedDescription)
             }
         } catch {
-            state.fail(code: "internal_error", message: "The turn failed: \(error). Your message is saved; try again.")
+            let reference = plan.request.requestID ?? plan.turnID
+            state.fail(code: "internal_error",
+                       message: "Something went wrong on our side; your message is saved. Try again; if it keeps failing, give support the request id \(reference).",
+                       detail: ProviderError.redacted(String(describing: error)))
+        }
+        if let failure = state.failure, let detail = failure.detail {
+            Self.log.error("turn failed", metadata: [
+                "turn_id": .string(plan.turnID), "request_id": .string(plan.request.requestID ?? ""), "code": .string(failure.code),
+                "provider": .string(provider.name), "detail": .string(detail),
+            ])
         }
         if state.status == .streaming || Task.isCancelled && state.status != .failed && state.status != .blocked { state.status = .stopped }
         if let failure = state.failure { emit.yield(.error(failure)) }
@@ -247,7 +265,8 @@ struct TurnPipeline: Sendable {
         // What the provider sends is recorded (a cassette) so that a replay can play it back.
         state.recording = RecordedReply(requestHash: request.fingerprint, provider: engine.provider.name)
         let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, gate: gate,
-                                         checkCitations: plan.template.safety.contains(.citations), emit: emit) { [checkpoints = engine.checkpoints] text, releasedAt in
+                                         checkCitations: plan.template.safety.contains(.citations),
+                                         tokenLimit: Self.replyTokenLimit(request.settings.maxTokens), emit: emit) { [checkpoints = engine.checkpoints] text, releasedAt in
             checkpoints.save(messageID: plan.replyMessage.id, text: text, releasedAt: [releasedAt])
         }
         // Held text is checked and sent however the reply ends, so what is stored is what was sent.
@@ -255,8 +274,27 @@ struct TurnPipeline: Sendable {
             regrouping.releasePending()
             state = regrouping.state
         }
-        try await engine.provider.generate(request, into: regrouping.receive)
-        regrouping.recordingComplete()
+        do {
+            // In a child task, so that a reply stopped at its token limit stops that task alone;
+            // the model's tokens still reach the regrouping in the task that reads them.
+            try await withThrowingTaskGroup(of: Void.self) { [provider = engine.provider] group in
+                group.addTask { try await provider.generate(request, into: regrouping.receive) }
+                try await group.waitForAll()
+            }
+            if !regrouping.isTruncated { regrouping.recordingComplete() }
+        } catch is CancellationError where regrouping.isTruncated && !Task.isCancelled {
+            // The reply ran past its token limit and its reading was stopped (not the turn): what
+            // came within the limit is the reply, flagged as cut off.
+        }
+    }
+
+    /// The most reply tokens read from a model before its stream is stopped: the `max_tokens`
+    /// the request asked for, plus a quarter (at least 64) for servers that count differently.
+    /// A server that ignores `max_tokens` (or sends one 300 kB chunk) costs no more than this.
+    static func replyTokenLimit(_ maxTokens: Int?) -> Int? {
+        guard let maxTokens, maxTokens > 0 else { return nil }
+        let (limit, overflow) = maxTokens.addingReportingOverflow(max(64, maxTokens / 4))
+        return overflow ? Int.max : limit
     }
 
     // MARK: Safety stages
@@ -495,22 +533,29 @@ final class DeltaRegrouping: Sendable {
         var sentBytes = 0
         /// Citations waiting for their marker to be sent, with the byte offset just after it.
         var waiting: [(citation: Citation, at: Int)] = []
+        /// Tokens of the model's text received so far (counted piece by piece).
+        var receivedTokens = 0
+        /// The reply reached `tokenLimit`: the rest of the model's stream is not read.
+        var truncated = false
     }
 
     private let progress: Mutex<Progress>
     private let finder: CitationFinder
     private let counter: any TokenCounter
     private let checkCitations: Bool
+    /// See `TurnPipeline.replyTokenLimit`; nil reads the whole reply.
+    private let tokenLimit: Int?
     private let emit: TurnEmitter
     /// Receives the text sent so far and when its newest delta was sent, after every delta.
     private let flush: @Sendable (String, ContinuousClock.Instant) -> Void
 
     init(state: TurnState, finder: CitationFinder, counter: any TokenCounter, gate: OutputGate? = nil, checkCitations: Bool = false,
-         emit: TurnEmitter, flush: @escaping @Sendable (String, ContinuousClock.Instant) -> Void) {
+         tokenLimit: Int? = nil, emit: TurnEmitter, flush: @escaping @Sendable (String, ContinuousClock.Instant) -> Void) {
         progress = Mutex(Progress(state: state, gate: gate))
         self.finder = finder
         self.counter = counter
         self.checkCitations = checkCitations
+        self.tokenLimit = tokenLimit
         self.emit = emit
         self.flush = flush
     }
@@ -518,8 +563,18 @@ final class DeltaRegrouping: Sendable {
     /// The turn's state with the text, citations and usage received so far.
     var state: TurnState { progress.withLock { $0.state } }
 
+    /// Whether the reply reached its token limit and the rest of the stream was left unread.
+    var isTruncated: Bool { progress.withLock { $0.truncated } }
+
     @Sendable func receive(_ event: ProviderEvent) {
-        progress.withLock { progress in
+        let reachedLimit = progress.withLock { progress -> Bool in
+            guard !progress.truncated else { return false }
+            var event = event
+            if case .text(let whole) = event, let tokenLimit {
+                let piece = bounded(whole, limit: tokenLimit, &progress)
+                guard !piece.isEmpty else { return progress.truncated }
+                event = .text(piece)
+            }
             progress.state.recording?.events.append(event)
             switch event {
             case .model(let model):
@@ -528,15 +583,53 @@ final class DeltaRegrouping: Sendable {
                 if progress.state.firstToken == nil { progress.state.firstToken = Date().timeIntervalSince(progress.state.started) }
                 progress.state.modelText += piece
                 if progress.gate != nil {
-                    guard let checked = progress.gate!.feed(piece) else { return }
-                    accept(checked, &progress)
+                    if let checked = progress.gate!.feed(piece) { accept(checked, &progress) }
                 } else {
                     accept(piece, &progress)
                 }
             case .finished(_, let usage):
                 progress.state.usage = usage
             }
+            return progress.truncated
         }
+        // Stop reading the model: its stream runs in this task (or one it waits for), and
+        // `TurnPipeline.generate` tells this stop from the turn's own by `isTruncated`.
+        if reachedLimit { withUnsafeCurrentTask { $0?.cancel() } }
+    }
+
+    /// The part of `piece` that fits under `limit` tokens, counting it; marks the reply
+    /// truncated (and flags it) when the limit is reached. A piece of ordinary size is counted
+    /// exactly; a huge one (a server sending 300 kB at once) is cut at three bytes a token,
+    /// fewer than English text has, without tokenizing it all.
+    private func bounded(_ piece: String, limit: Int, _ progress: inout Progress) -> String {
+        let room = limit - progress.receivedTokens
+        let bytes = piece.utf8.count
+        var kept = piece
+        if bytes <= 1_024 {
+            let tokens = counter.count(piece)
+            if tokens <= room {
+                progress.receivedTokens += tokens
+                return piece
+            }
+            kept = room > 0 ? String(piece.prefix(max(1, piece.count * room / max(tokens, 1)))) : ""
+        } else if bytes / 3 <= room {
+            progress.receivedTokens += bytes / 3
+            return piece
+        } else {
+            let budget = max(0, room) * 3
+            var used = 0
+            var end = piece.unicodeScalars.startIndex
+            for scalar in piece.unicodeScalars {
+                used += UTF8.width(scalar)
+                if used > budget { break }
+                end = piece.unicodeScalars.index(after: end)
+            }
+            kept = String(piece.unicodeScalars[..<end])
+        }
+        progress.receivedTokens = limit
+        progress.truncated = true
+        progress.state.raise(SafetyFlag(kind: .truncated, message: "The reply reached its length limit (\(limit) tokens) and was cut off there."), emit: emit)
+        return kept
     }
 
     /// The provider's reply ended normally: its recording may be played back.
@@ -806,9 +899,9 @@ struct TurnState: Sendable {
     /// The events sent to the client, once the turn has ended.
     var events: [TurnSnapshot.SentEvent] = []
 
-    mutating func fail(code: String, message: String) {
+    mutating func fail(code: String, message: String, detail: String? = nil) {
         status = .failed
-        failure = TurnFailure(code: code, message: message)
+        failure = TurnFailure(code: code, message: message, detail: detail)
     }
 
     mutating func record(_ verdict: SafetyVerdict, messageID: String) {

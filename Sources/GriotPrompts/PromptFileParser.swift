@@ -166,7 +166,7 @@ struct PromptFileParser {
         let fields = try block(value, "budget", allowed: Self.budgetKeys)
         var policy = BudgetPolicy()
         if let total = try number(fields, "total", in: "budget", range: 256...1_000_000) { policy.total = Int(total) }
-        if let reserve = try number(fields, "reply_reserve", in: "budget", range: 16...100_000) { policy.replyReserve = Int(reserve) }
+        if let reserve = try number(fields, "reply_reserve", in: "budget", range: 16...1_000_000) { policy.replyReserve = Int(reserve) }
         if let history = try number(fields, "history_messages", in: "budget", range: 0...200) { policy.historyMessages = Int(history) }
         let shares = try block(fields["shares"], "budget.shares", allowed: Self.shareKeys)
         for key in shares.keys {

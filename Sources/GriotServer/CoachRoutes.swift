@@ -133,8 +133,9 @@ struct CoachRoutes: Sendable {
             }
             try limiter.check(caller.userID)
             let role = caller.role == .coach ? "coach" : "client"
-            let turnRequest = TurnRequest(assistant: Self.assistant, message: content, viewer: caller.viewer, threadID: thread.id,
+            var turnRequest = TurnRequest(assistant: Self.assistant, message: content, viewer: caller.viewer, threadID: thread.id,
                                           courseID: thread.courseID, role: role, voice: body.isVoice ?? false)
+            turnRequest.requestID = context.requestID
             do {
                 return try engine.startTurn(turnRequest)
             } catch let error as ChatError {

@@ -90,20 +90,28 @@ struct GriotRoutes: Sendable {
         guard let message = body.message, !message.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw APIError.badRequest("empty_message", "The message is empty; send the question in \"message\".")
         }
-        // Checked before a client-named session is made, so a refused message leaves nothing behind.
         if let reason = ChatStore.unstorableReason(message, what: "message") { throw APIError.badRequest("invalid_message", reason) }
-        var threadID = try body.sessionID.flatMap { $0.isEmpty ? nil : try ClientIdentifier.check($0, field: "session_id") }
-        if let id = threadID, try engine.chats.thread(id: id) == nil {
-            // A client may name a new session itself; an id already used (by anyone) is not reused.
-            guard try !engine.chats.threadExists(id: id) else {
-                throw APIError.notFound("session_not_found", "There is no session \(id) for you; leave session_id out to start one.")
+        let sessionID = try body.sessionID.flatMap { $0.isEmpty ? nil : try ClientIdentifier.check($0, field: "session_id") }
+        var threadID: String?
+        var newThreadID: String?
+        if let id = sessionID {
+            if try engine.chats.thread(id: id) != nil {
+                threadID = id
+            } else {
+                // A client may name a new session itself; an id already used (by anyone) is not reused.
+                guard try !engine.chats.threadExists(id: id) else {
+                    throw APIError.notFound("session_not_found", "There is no session \(id) for you; leave session_id out to start one.")
+                }
+                newThreadID = id
             }
-            _ = try engine.chats.createThread(assistant: Self.assistant, userID: caller.userID, id: id)
-            threadID = id
         }
+        // The session a client named is made by the engine, after this limit and every check of
+        // the message: a refused request leaves no session behind.
         try limiter.check(caller.userID)
-        let turnRequest = TurnRequest(assistant: Self.assistant, message: message, viewer: caller.viewer, threadID: threadID,
+        var turnRequest = TurnRequest(assistant: Self.assistant, message: message, viewer: caller.viewer, threadID: threadID,
                                       voice: body.isVoice ?? false)
+        turnRequest.newThreadID = newThreadID
+        turnRequest.requestID = context.requestID
         do {
             return try engine.startTurn(turnRequest)
         } catch let error as ChatError {
@@ -134,11 +142,14 @@ struct GriotRoutes: Sendable {
             let status: HTTPResponse.Status = switch failure.code {
             case "ai_unavailable": .serviceUnavailable
             case "message_blocked": .unprocessableContent
+            // The message does not fit the assistant's budget: the client's to shorten.
+            case "message_too_long": .badRequest
+            case "internal_error": .internalServerError
             default: .badGateway
             }
             var headers = HTTPFields()
             if failure.code == "ai_unavailable" { headers[.retryAfter] = String(await engine.breakers.retryAfterSeconds()) }
-            throw APIError(status, code: failure.code, failure.message, details: ["session_id": turn.threadID, "message_id": turn.replyMessageID],
+            throw APIError(status, code: failure.code, failure.message, details: ["session_id": turn.threadID, "message_id": turn.replyMessageID, "request_id": context.requestID],
                            headers: headers)
         }
         return ChatReply(messageID: summary.messageID, content: summary.text, citations: summary.citations.map(CitationBody.init),
