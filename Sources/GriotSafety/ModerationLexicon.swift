@@ -237,7 +237,9 @@ struct ModerationLexicon: Sendable {
         if let whole = squeezed[Self.undouble(word)] { return [whole] }
         if let whole = misspelt[word] { return [whole] }
         let letters = Array(word)
-        if letters.count >= 5 {
+        // Two glued words are each a known word, and none is longer than 24 letters: a longer
+        // "word" is not split (each cut copies both halves, so a 35,000-letter word took minutes).
+        if letters.count >= 5, letters.count <= 48 {
             for cut in 1..<(letters.count - 1) {
                 let left = String(letters[..<cut]), right = String(letters[cut...])
                 // One-letter words ("i", "a") are glued too once spread-out letters are joined: "acancer".
