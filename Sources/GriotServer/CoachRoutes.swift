@@ -46,6 +46,7 @@ struct CoachRoutes: Sendable {
         guard let courseID = body.courseID, !courseID.isEmpty else {
             throw APIError.badRequest("missing_course", "Send {\"course_id\": \"…\"}: a coaching thread belongs to one course.")
         }
+        try Self.checkCourseID(courseID)
         let thread = try engine.chats.courseThread(assistant: Self.assistant, userID: caller.userID, courseID: courseID)
         return ThreadReply(id: thread.id, courseID: thread.courseID, title: thread.title, createdAt: thread.createdAt, updatedAt: thread.updatedAt)
     }
@@ -159,6 +160,18 @@ struct CoachRoutes: Sendable {
 
     // MARK: Courses
 
+    /// A course id is compared with the ids in tokens' `course_ids`, so it follows the same rule
+    /// (`ClaimIdentifier`): an id no token could name is refused with 400 before it is stored.
+    @discardableResult
+    static func checkCourseID(_ id: String) throws -> String {
+        guard ClaimIdentifier.isValid(id) else {
+            throw APIError(.badRequest, code: "invalid_course_id",
+                           "course_id is not a valid id: use \(ClaimIdentifier.rule), as the course_ids in your tokens are.",
+                           details: ["field": "course_id"])
+        }
+        return id
+    }
+
     struct InstructionsBody: Decodable {
         var instructions: String?
         var title: String?
@@ -175,7 +188,7 @@ struct CoachRoutes: Sendable {
 
     /// The coach's custom instructions ("AI Bot Instructions") for a course: coaches of the course and admins.
     @Sendable func setInstructions(_ request: Request, context: GriotRequestContext) async throws -> CourseReply {
-        let id = try context.parameters.require("id")
+        let id = try Self.checkCourseID(try context.parameters.require("id"))
         let body = try await request.decodeJSON(as: InstructionsBody.self, context: context, shape: #"{"instructions": "…", "title": "…"}"#)
         guard let instructions = body.instructions else {
             throw APIError.badRequest("missing_instructions", "Send the instructions in \"instructions\" (an empty string clears them).")

@@ -230,8 +230,11 @@ struct FieldReader {
     mutating func story() -> Story? {
         let id = requiredString("artifact_id", hint: "give every story a unique artifact_id, e.g. \"carter-1927-flood\"")
         artifactID = id
-        if let id, id.count > 200 || id.contains(where: { $0.isWhitespace || $0.isNewline || $0 == "/" }) {
-            problem("artifact_id", "\"\(id.prefix(40))\" is not usable as an id; use up to 200 characters without spaces or slashes")
+        // No control or invisible format characters either: an id with a NUL was cut there when
+        // stored, and a zero-width space makes two ids that look the same.
+        if let id, id.count > 200 || id.contains(where: { $0.isWhitespace || $0.isNewline || $0 == "/" })
+            || id.unicodeScalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) }) {
+            problem("artifact_id", "\"\(id.prefix(40))\" is not usable as an id; use up to 200 characters without spaces, slashes or control characters")
         }
         warnAboutUnknownKeys()
         let title = requiredString("title", hint: "add a short title such as the storyteller's name and subject")
