@@ -17,6 +17,26 @@ import Testing
         #expect(result.output.contains("\"event\":\"done\""), "\(message)")
     }
 
+    /// The shared hostile corpus (`HostileStrings`), as far as a command line can carry it: no
+    /// NUL or lone surrogate, and at most 100 kB (Linux refuses a longer argument). Each ends in a
+    /// `done` event and exit 0, or a refusal that says why and exit 1, never a crash.
+    @Test func theHostileCorpusThroughGriotAsk() throws {
+        let sandbox = try GriotSandbox()
+        for hostile in HostileStrings.all {
+            guard let text = hostile.text, !text.contains("\u{0}"), text.utf8.count <= 100_000,
+                  !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { continue }
+            let result = try sandbox.run(["ask", text, "--json"], useDefaultDatabase: true, environment: ["GRIOT_PROVIDER": "extractive"])
+            // 0 with an answer, 1 with the turn's error event (a message too long for the budget),
+            // or 64 with the usage error's words (over 40,000 characters); a signal (a trap) is none.
+            #expect([0, 1, 64].contains(result.status), "\(hostile): status \(result.status) \(result.errors.suffix(400))")
+            switch result.status {
+            case 0: #expect(result.output.contains("\"event\":\"done\""), "\(hostile)")
+            case 1: #expect(result.output.contains("\"event\":\"error\""), "\(hostile): \(result.output.suffix(400))")
+            default: #expect(result.errors.contains("Error:"), "\(hostile): \(result.errors.suffix(400))")
+            }
+        }
+    }
+
     @Test func aModelThatWritesMarkerLikeTextGetsThroughTheCitationStages() async throws {
         let sandbox = try GriotSandbox()
         let reply = ["Octavia kept bees [1-99999999999999999999999]. ", "Her hives [½] stood ", "by the fence [٣] [99999999999999999999]. ",
