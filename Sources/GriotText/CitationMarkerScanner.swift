@@ -78,7 +78,8 @@ public enum CitationMarkerScanner {
             } else if scalar == "," || scalar == " " || scalar == "]" || scalar == "-" || scalar == "\u{2013}" {
                 if let value = current {
                     if let from = rangeStart, from <= value, value - from < 50 {
-                        numbers.append(contentsOf: (from + 1)...value)
+                        // Half-open: "[2-2]" is 2 (already in), and `(from + 1)...value` trapped on it.
+                        numbers.append(contentsOf: (from + 1)..<(value + 1))
                         rangeStart = nil
                     } else {
                         numbers.append(value)
