@@ -23,7 +23,8 @@ public struct CitationMarker: Hashable, Sendable {
 /// spaces around them allowed, then `]`. Empty places in a list are skipped ("[1,,2]"); a blank
 /// one ("[1, ,2]") is not a marker.
 public enum CitationMarkerScanner {
-    /// No passage list is longer than 999, and a longer number cannot overflow.
+    /// The digits a reply marker's number may have: no passage list reaches 1,000, and so few
+    /// digits cannot overflow.
     public static let maximumDigits = 3
 
     /// The markers of `text`, in order.
