@@ -51,18 +51,9 @@ struct CitationFinder: Sendable {
 
     /// The markers of `text`, in order. Markers may list several numbers: [1], [1, 3], [2][4].
     func markers(in text: String) -> [Marker] {
-        var found: [Marker] = []
-        var index = text.startIndex
-        while let open = text[index...].firstIndex(of: "[") {
-            guard let close = text[open...].firstIndex(of: "]") else { break }
-            let inside = text[text.index(after: open)..<close]
-            let numbers = inside.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            if !numbers.isEmpty, numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } && $0.count <= 3 }) {
-                for number in numbers { found.append(Marker(number: Int(number)!, open: open, close: text.index(after: close))) }
-            }
-            index = text.index(after: open)
+        CitationMarkerScanner.markers(in: text).flatMap { marker in
+            marker.numbers.map { Marker(number: $0, open: marker.range.lowerBound, close: marker.range.upperBound) }
         }
-        return found
     }
 
     /// What a marker's citation came to.
@@ -132,13 +123,16 @@ struct CitationFinder: Sendable {
         while true {
             while end > text.startIndex, text[text.index(before: end)] == " " { end = text.index(before: end) }
             guard end > text.startIndex, text[text.index(before: end)] == "]",
-                  let open = text[..<end].lastIndex(of: "["),
-                  text[text.index(after: open)..<text.index(before: end)].allSatisfy({ $0.isNumber || $0 == "," || $0 == " " }) else { break }
+                  let open = numberListOpen(closingAt: text.index(before: end), in: text) else { break }
             end = open
         }
         var start = end
         // A sentence end right before the marker belongs to the sentence it cites.
         if start > text.startIndex, ".!?".contains(text[text.index(before: start)]) { start = text.index(before: start) }
+        // The quotation marks of text[start..<end], counted as `start` moves back (counting them
+        // again at each sentence end made a long reply cost its length squared).
+        var closingQuotes = text[start..<end].filter { $0 == "”" }.count
+        var openingQuotes = text[start..<end].filter { $0 == "“" }.count
         while start > text.startIndex {
             let previous = text.index(before: start)
             let character = text[previous]
@@ -146,13 +140,27 @@ struct CitationFinder: Sendable {
             if ".!?".contains(character), start < end, text[start] == " " {
                 // A sentence end followed by a space; but not inside a quotation (one that closes
                 // between here and the marker without opening there: “We left. Then we came back” [1]).
-                let quotesOpen = text[start..<end].filter { $0 == "”" }.count > text[start..<end].filter { $0 == "“" }.count
+                let quotesOpen = closingQuotes > openingQuotes
                 if !quotesOpen { break }
             }
+            if character == "”" { closingQuotes += 1 } else if character == "“" { openingQuotes += 1 }
             start = previous
         }
         while start < end, text[start] == " " { start = text.index(after: start) }
         return start..<end
+    }
+
+    /// The "[" of a bracket of digits, commas and spaces that closes at `close`, found by walking
+    /// back over those alone (not by searching the whole text before it for a "[").
+    private static func numberListOpen(closingAt close: String.Index, in text: String) -> String.Index? {
+        var index = close
+        while index > text.startIndex {
+            index = text.index(before: index)
+            let character = text[index]
+            if character == "[" { return index }
+            guard character.isNumber || character == "," || character == " " else { return nil }
+        }
+        return nil
     }
 
     /// The last “…” or "…" quotation in a claim.

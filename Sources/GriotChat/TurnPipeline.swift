@@ -496,8 +496,11 @@ struct TurnPipeline: Sendable {
     }
 
     static func endsInsideMarker(_ text: String) -> Bool {
-        guard let open = text.lastIndex(of: "[") else { return false }
-        return !text[open...].contains("]") && text.distance(from: open, to: text.endIndex) <= 12
+        // Only the last 12 characters are read: a "[" further back is no marker being written,
+        // and this runs for every word of a long reply.
+        let tail = text.suffix(12)
+        guard let open = tail.lastIndex(of: "[") else { return false }
+        return !tail[open...].contains("]")
     }
 
     /// "fam-carter" → "Carter": family group ids as a prompt can say them.
@@ -811,8 +814,10 @@ final class DeltaRegrouping: Sendable {
     private static func sentenceEnd(after close: String.Index, in text: String) -> String.Index {
         var end = close
         while end < text.endIndex {
-            if text[end] == "[", let shut = text[end...].firstIndex(of: "]"),
-               text[text.index(after: end)..<shut].allSatisfy({ $0.isNumber || $0 == "," || $0 == " " }) {
+            // The "]" is looked for only past digits, commas and spaces: a "[" with no marker
+            // after it must not cost a search of the rest of the text.
+            if text[end] == "[", let shut = text[text.index(after: end)...].firstIndex(where: { !($0.isNumber || $0 == "," || $0 == " ") }),
+               text[shut] == "]" {
                 end = text.index(after: shut)
             } else if ".!?".contains(text[end]) {
                 end = text.index(after: end)

@@ -127,11 +127,12 @@ public struct PromptRegistry: Sendable {
         }
         for (key, value) in fields {
             if key == "published" {
-                guard let hashes = value as? [AnyHashable: Any],
-                      hashes.keys.allSatisfy({ Int("\($0.base)") != nil }) else {
+                // Each key parsed once: one that is no version number (or too large for an Int) is refused.
+                let versions = (value as? [AnyHashable: Any])?.map { (Int("\($0.key.base)"), "\($0.value)") }
+                guard let versions, versions.allSatisfy({ $0.0 != nil }) else {
                     throw PromptError(file: displayPath, "`published:` must map version numbers to sha256 hashes")
                 }
-                for (version, hash) in hashes { assistant.published[Int("\(version.base)")!] = "\(hash)" }
+                for case let (version?, hash) in versions { assistant.published[version] = hash }
             } else {
                 guard let version = value as? Int else {
                     throw PromptError(file: displayPath, "label `\(key)` must name a version number, not \(value)")

@@ -83,8 +83,9 @@ public struct OpenAICompatibleConfiguration: Sendable, Hashable {
         }
         func seconds(_ name: String, default fallback: Double) throws -> Double {
             guard let raw = value(name) else { return fallback }
-            guard let number = Double(raw), number.isFinite, number > 0 else {
-                throw invalid(name, raw, "a number of seconds above 0")
+            // At most a day: the deadline is counted in Int64 nanoseconds, which "1e300" would overflow.
+            guard let number = Double(raw), number.isFinite, number > 0, number <= 86_400 else {
+                throw invalid(name, raw, "a number of seconds above 0 and at most 86400 (a day)")
             }
             return number
         }

@@ -152,13 +152,17 @@ public struct OpenAICompatibleProvider: ChatProvider {
         var iterator = body.makeAsyncIterator()
         while !reader.isComplete, let chunk = try await iterator.next() {
             deadline.touch()
-            for event in parser.feed(chunk) {
+            let events: [ServerSentEvent]
+            do throws(ServerSentEventParser.LimitExceeded) { events = try parser.feed(chunk) } catch { throw tooLong(error) }
+            for event in events {
                 for output in try reader.read(event) { deliver(output) }
                 if reader.isComplete { break }
             }
         }
         if !reader.isComplete {
-            for event in parser.finish() {
+            let events: [ServerSentEvent]
+            do throws(ServerSentEventParser.LimitExceeded) { events = try parser.finish() } catch { throw tooLong(error) }
+            for event in events {
                 for output in try reader.read(event) { deliver(output) }
             }
             for output in try reader.endOfStream() { deliver(output) }
@@ -176,6 +180,12 @@ public struct OpenAICompatibleProvider: ChatProvider {
                 return
             }
         }
+    }
+
+    /// A line or event too long to hold is a malformed stream, not a connection failure: asking
+    /// again would get the same endless line.
+    private static func tooLong(_ error: ServerSentEventParser.LimitExceeded) -> ProviderError {
+        .malformedStream("\(error); the service is not sending a chat-completions stream, or not one Griot can hold")
     }
 
     /// Reads up to `limit` bytes of a body, then stops the request if more is coming.

@@ -1,5 +1,3 @@
-import NIOCore
-
 /// Turns the bytes of a `text/event-stream` into events, however the bytes were cut into chunks.
 ///
 /// ```swift
@@ -11,7 +9,35 @@ import NIOCore
 /// a "\r\n" pair or inside a multi-byte UTF-8 character loses nothing. Lines end with "\n",
 /// "\r\n" or "\r"; `data:` may or may not be followed by a space; lines starting with ":" are
 /// comments (keep-alives); a blank line dispatches the event.
+///
+/// The stream comes from another server, so what it may make this parser hold is capped: a line,
+/// and an event's data, of more than `limit` bytes (1 MiB unless told) is refused with
+/// `LimitExceeded`, and so is everything after it, instead of being gathered until memory runs out.
+///
+/// This file uses the standard library alone (the `ByteBuffer` overload is in
+/// `ServerSentEventParser+ByteBuffer.swift`), so that the fuzz harness can compile it by itself.
 public struct ServerSentEventParser: Sendable {
+    /// A line or an event's data was longer than the parser's limit.
+    public struct LimitExceeded: Error, Sendable, Hashable, CustomStringConvertible {
+        public enum Part: String, Sendable { case line, data }
+        public var part: Part
+        public var limit: Int
+
+        public init(part: Part, limit: Int) {
+            self.part = part
+            self.limit = limit
+        }
+
+        public var description: String {
+            "an event-stream \(part == .line ? "line" : "event's data") is longer than \(limit) bytes"
+        }
+    }
+
+    public static let defaultLimit = 1 << 20
+    /// The most bytes a line, or an event's data lines joined, may have.
+    public let limit: Int
+    /// Set once the limit is exceeded: the stream is broken, and the parser reads no more of it.
+    private var exceeded: LimitExceeded?
     private var line: [UInt8] = []
     /// The last byte fed was "\r": a "\n" that follows it belongs to the same line end.
     private var afterCarriageReturn = false
@@ -22,15 +48,15 @@ public struct ServerSentEventParser: Sendable {
     private var lastEventID: String?
     private var retryMilliseconds: Int?
 
-    public init() {}
-
-    /// Feeds the next bytes of the stream; returns the events they complete, in order.
-    public mutating func feed(_ buffer: ByteBuffer) -> [ServerSentEvent] {
-        buffer.withUnsafeReadableBytes { feed($0) }
+    public init(limit: Int = ServerSentEventParser.defaultLimit) {
+        self.limit = max(1, limit)
     }
 
     /// Feeds the next bytes of the stream; returns the events they complete, in order.
-    public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) -> [ServerSentEvent] where Bytes.Element == UInt8 {
+    /// - Throws: `LimitExceeded` when a line or an event's data passes `limit` (the events
+    ///   completed earlier in these bytes are dropped with the stream), and on every call after.
+    public mutating func feed<Bytes: Sequence>(_ bytes: Bytes) throws(LimitExceeded) -> [ServerSentEvent] where Bytes.Element == UInt8 {
+        if let exceeded { throw exceeded }
         var events: [ServerSentEvent] = []
         for byte in bytes {
             switch byte {
@@ -38,13 +64,14 @@ public struct ServerSentEventParser: Sendable {
                 if afterCarriageReturn {
                     afterCarriageReturn = false
                 } else {
-                    endLine(into: &events)
+                    try endLine(into: &events)
                 }
             case UInt8(ascii: "\r"):
-                endLine(into: &events)
+                try endLine(into: &events)
                 afterCarriageReturn = true
             default:
                 afterCarriageReturn = false
+                guard line.count < limit else { throw fail(.line) }
                 line.append(byte)
             }
         }
@@ -54,15 +81,25 @@ public struct ServerSentEventParser: Sendable {
     /// Ends the stream. Unlike the standard, which drops an event that no blank line closed,
     /// this dispatches it: some servers end with `data: [DONE]` and a bare close, and the
     /// last piece of a reply must not be lost to that.
-    public mutating func finish() -> [ServerSentEvent] {
+    /// - Throws: `LimitExceeded` if the stream had passed the limit, or the last line does.
+    public mutating func finish() throws(LimitExceeded) -> [ServerSentEvent] {
+        if let exceeded { throw exceeded }
         var events: [ServerSentEvent] = []
-        if !line.isEmpty { endLine(into: &events) }
+        if !line.isEmpty { try endLine(into: &events) }
         dispatch(into: &events)
         afterCarriageReturn = false
         return events
     }
 
-    private mutating func endLine(into events: inout [ServerSentEvent]) {
+    private mutating func fail(_ part: LimitExceeded.Part) -> LimitExceeded {
+        let error = LimitExceeded(part: part, limit: limit)
+        exceeded = error
+        line = []
+        data = []
+        return error
+    }
+
+    private mutating func endLine(into events: inout [ServerSentEvent]) throws(LimitExceeded) {
         defer { line.removeAll(keepingCapacity: true) }
         if startOfStream {
             startOfStream = false
@@ -86,6 +123,7 @@ public struct ServerSentEventParser: Sendable {
         }
         switch String(decoding: name, as: UTF8.self) {
         case "data":
+            guard data.count + (hasData ? 1 : 0) + value.count <= limit else { throw fail(.data) }
             if hasData { data.append(UInt8(ascii: "\n")) }
             data.append(contentsOf: value)
             hasData = true

@@ -23,7 +23,7 @@ struct GroundedAnswer {
             var index = span.start
             var leading = true
             while index < span.end {
-                if scalars[index] == "[", case let (numbers, end)? = Self.marker(scalars, at: index, upper: span.end) {
+                if scalars[index] == "[", case let (numbers, end)? = CitationMarkerScanner.answerMarker(in: scalars, at: index, upper: span.end) {
                     markers.append(contentsOf: numbers.map { $0 - 1 })
                     if leading, let last = sentences.indices.last {
                         cited[last, default: []].append(contentsOf: numbers.map { $0 - 1 })
@@ -41,40 +41,6 @@ struct GroundedAnswer {
             if !markers.isEmpty { cited[sentences.count, default: []].append(contentsOf: markers) }
             sentences.append(cleaned)
         }
-    }
-
-    /// `[1]`, `[1, 3]`, `[2-4]`: the numbers and the offset after `]`, or nil for other brackets.
-    private static func marker(_ scalars: [Unicode.Scalar], at start: Int, upper: Int) -> ([Int], Int)? {
-        var numbers: [Int] = []
-        var current: Int?
-        var rangeStart: Int?
-        var index = start + 1
-        while index < upper, index < start + 40 {
-            let scalar = scalars[index]
-            if scalar.isASCII, scalar.value &- 48 < 10 {
-                let digit = Int(scalar.value) - 48
-                // No passage list is that long: "[1-99999999999999999999999]" is not a citation,
-                // and its number would overflow.
-                guard (current ?? 0) < 1_000 else { return nil }
-                current = (current ?? 0) * 10 + digit
-            } else if scalar == "," || scalar == " " || scalar == "]" || scalar == "-" || scalar == "\u{2013}" {
-                if let value = current {
-                    if let from = rangeStart, from <= value, value - from < 50 {
-                        numbers.append(contentsOf: (from + 1)...value)
-                        rangeStart = nil
-                    } else {
-                        numbers.append(value)
-                    }
-                    if scalar == "-" || scalar == "\u{2013}" { rangeStart = value }
-                    current = nil
-                }
-                if scalar == "]" { return numbers.isEmpty ? nil : (numbers.filter { $0 > 0 }, index + 1) }
-            } else {
-                return nil
-            }
-            index += 1
-        }
-        return nil
     }
 
     /// Closes the gap a removed marker leaves before punctuation ("levee ." → "levee.").

@@ -22,7 +22,7 @@ public struct RemoteModerationConfiguration: Sendable {
 
     /// From GRIOT_MODERATION_URL, GRIOT_MODERATION_API_KEY, GRIOT_MODERATION_MODEL and
     /// GRIOT_MODERATION_TIMEOUT_SECONDS (default 3; a value that is not a positive number of
-    /// seconds also gives 3); nil when GRIOT_MODERATION_URL is unset or empty.
+    /// seconds up to 3600 also gives 3); nil when GRIOT_MODERATION_URL is unset or empty.
     public static func fromEnvironment(_ env: [String: String]) -> RemoteModerationConfiguration? {
         func value(_ name: String) -> String? {
             guard let raw = env[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
@@ -30,7 +30,9 @@ public struct RemoteModerationConfiguration: Sendable {
         }
         guard let url = value("GRIOT_MODERATION_URL") else { return nil }
         var timeout = defaultTimeout
-        if let seconds = value("GRIOT_MODERATION_TIMEOUT_SECONDS").flatMap(Double.init), seconds > 0, seconds.isFinite {
+        // At most an hour (a moderation call is a part of one turn): "1e300" seconds in whole
+        // milliseconds overflows Int and stopped the process here.
+        if let seconds = value("GRIOT_MODERATION_TIMEOUT_SECONDS").flatMap(Double.init), seconds > 0, seconds <= 3_600 {
             timeout = .milliseconds(Int((seconds * 1000).rounded()))
         }
         return RemoteModerationConfiguration(url: url, apiKey: value("GRIOT_MODERATION_API_KEY"),

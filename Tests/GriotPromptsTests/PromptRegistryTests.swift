@@ -151,4 +151,15 @@ func problems(loading folder: URL) -> String {
         try yaml.write(to: releases, atomically: true, encoding: .utf8)
         #expect(problems(loading: folder).contains("label `production` names version 2, which is not published"))
     }
+
+    /// A releases file is written by hand too: a version key that is no number, or one too
+    /// large for an Int, is refused with the file named, not unwrapped.
+    @Test(arguments: ["v1", "99999999999999999999999"])
+    func aPublishedVersionThatIsNoWholeNumberIsRefused(version: String) throws {
+        let folder = try promptsCopy()
+        let releases = folder.appendingPathComponent("griot/releases.yaml")
+        let yaml = try String(contentsOf: releases, encoding: .utf8) + "  \(version): sha256:00\n"
+        try yaml.write(to: releases, atomically: true, encoding: .utf8)
+        #expect(problems(loading: folder).contains("`published:` must map version numbers to sha256 hashes"))
+    }
 }

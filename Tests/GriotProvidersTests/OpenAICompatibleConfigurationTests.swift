@@ -60,6 +60,8 @@ import Testing
         ("OPENAI_STREAM_USAGE", "maybe", "true or false"),
         ("OPENAI_CONNECT_TIMEOUT", "-1", "a number of seconds above 0"),
         ("OPENAI_READ_TIMEOUT", "soon", "a number of seconds above 0"),
+        ("OPENAI_READ_TIMEOUT", "1e300", "at most 86400"),
+        ("OPENAI_CONNECT_TIMEOUT", "99999999999", "at most 86400"),
     ])
     func anUnusableValueNamesTheVariableAndWhatItShouldBe(variable: String, value: String, expected: String) {
         #expect { try OpenAICompatibleConfiguration(environment: [variable: value]) } throws: { error in

@@ -188,6 +188,18 @@ import Testing
         }
     }
 
+    /// An endless line is not held until memory runs out: past 1 MiB the stream is malformed
+    /// (not a connection failure, which would be retried for the same line again).
+    @Test func aLineLongerThanTheCapIsAMalformedStream() async throws {
+        let line = Array("data: ".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 2 << 20) + Array("\n\n".utf8)
+        try await StubChatServer.with({ _ in StubReply(steps: [.send(SSE.chunk("Once")), .pause(seconds: 0.05), .send(line), .send(SSE.done)]) }) { server in
+            let reply = await ReceivedReply.of(OpenAICompatibleProvider(configuration: .stub(server)).stream(.question()))
+            #expect(reply.text == "Once")
+            #expect(reply.providerError == .malformedStream(
+                "an event-stream line is longer than 1048576 bytes; the service is not sending a chat-completions stream, or not one Griot can hold"))
+        }
+    }
+
     @Test func aServerThatIgnoresStreamingIsToldApartFromAnError() async throws {
         let replies: [StubReply] = [
             StubReply(headers: [("content-type", "application/json")],

@@ -8,11 +8,16 @@ import Testing
         var parser = ServerSentEventParser()
         var events: [ServerSentEvent] = []
         var start = 0
-        for cut in cuts + [bytes.count] {
-            events += parser.feed(ByteBuffer(bytes: bytes[start..<cut]))
-            start = cut
+        do {
+            for cut in cuts + [bytes.count] {
+                events += try parser.feed(ByteBuffer(bytes: bytes[start..<cut]))
+                start = cut
+            }
+            return try events + parser.finish()
+        } catch {
+            Issue.record("\(error)")
+            return events
         }
-        return events + parser.finish()
     }
 
     func parse(_ text: String) -> [ServerSentEvent] { parse(Array(text.utf8)) }
@@ -81,11 +86,80 @@ import Testing
         #expect(parse([0xEF, 0xBB, 0xBF] + Array("data: x\n\n".utf8), cutAt: [2]) == [ServerSentEvent(data: "x")])
     }
 
-    @Test func eventsArriveAsSoonAsTheirBlankLineDoes() {
+    @Test func eventsArriveAsSoonAsTheirBlankLineDoes() throws {
         var parser = ServerSentEventParser()
-        #expect(parser.feed(Array("data: a\n".utf8)).isEmpty)
-        #expect(parser.feed(Array("\ndata: b".utf8)) == [ServerSentEvent(data: "a")])
-        #expect(parser.feed(Array("\n\n".utf8)) == [ServerSentEvent(data: "b")])
-        #expect(parser.finish().isEmpty)
+        #expect(try parser.feed(Array("data: a\n".utf8)).isEmpty)
+        #expect(try parser.feed(Array("\ndata: b".utf8)) == [ServerSentEvent(data: "a")])
+        #expect(try parser.feed(Array("\n\n".utf8)) == [ServerSentEvent(data: "b")])
+        #expect(try parser.finish().isEmpty)
+    }
+
+    @Test func aTwoMegabyteLineIsRefusedAndSoIsEverythingAfterIt() {
+        var parser = ServerSentEventParser()
+        let line = Array("data: ".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 2 << 20)
+        #expect(throws: ServerSentEventParser.LimitExceeded(part: .line, limit: 1 << 20)) { try parser.feed(line) }
+        #expect(throws: ServerSentEventParser.LimitExceeded.self) { try parser.feed(Array("\n\ndata: b\n\n".utf8)) }
+        #expect(throws: ServerSentEventParser.LimitExceeded.self) { try parser.finish() }
+    }
+
+    @Test func aLineOfExactlyTheCapIsRead() throws {
+        var parser = ServerSentEventParser(limit: 16)
+        let events = try parser.feed(Array("data: 0123456789\n\n".utf8))
+        #expect(events == [ServerSentEvent(data: "0123456789")])
+    }
+
+    @Test func dataLinesThatTogetherPassTheCapAreRefused() {
+        var parser = ServerSentEventParser(limit: 1_000)
+        let lines = Array(String(repeating: "data: 0123456789\n", count: 100).utf8)
+        #expect(throws: ServerSentEventParser.LimitExceeded(part: .data, limit: 1_000)) { try parser.feed(lines) }
+    }
+
+    /// Random streams of the pieces an event stream is made of (and bytes that are not UTF-8),
+    /// cut at random places: the events, and where the cap is met, do not depend on the cuts.
+    @Test func randomStreamsReadTheSameHoweverTheyAreCut() {
+        let pieces = ["data: ", "data:", "event: x", "id: 7", "id: \u{0}", "retry: 99999999999999999999", ": ping", "\n", "\r", "\r\n",
+                      "\n\n", "é", "[DONE]", "\u{FEFF}", "{\"choices\":[{\"delta\":{\"content\":\"\\ud800\"}}]}", "x", "0123456789"]
+        var random = SplitMix64(seed: 25)
+        for round in 0..<2_000 {
+            var bytes = (0..<Int(random.next() % 40)).flatMap { _ in Array(pieces[Int(random.next() % UInt64(pieces.count))].utf8) }
+            if random.next() % 8 == 0 { bytes.insert(0xFF, at: Int(random.next() % UInt64(bytes.count + 1))) }
+            let cuts = (0..<Int(random.next() % 6)).map { _ in Int(random.next() % UInt64(bytes.count + 1)) }.sorted()
+            for limit in [ServerSentEventParser.defaultLimit, 24] {
+                let whole = Self.outcome(bytes, cuts: [], limit: limit)
+                let cut = Self.outcome(bytes, cuts: cuts, limit: limit)
+                #expect(cut.failure == whole.failure, "round \(round)")
+                if whole.failure == nil { #expect(cut.events == whole.events, "round \(round)") }
+                #expect((whole.events + cut.events).allSatisfy { $0.data.unicodeScalars.count <= limit })
+            }
+        }
+    }
+
+    static func outcome(_ bytes: [UInt8], cuts: [Int], limit: Int) -> (events: [ServerSentEvent], failure: ServerSentEventParser.LimitExceeded?) {
+        var parser = ServerSentEventParser(limit: limit)
+        var events: [ServerSentEvent] = []
+        var start = 0
+        do {
+            for cut in cuts + [bytes.count] {
+                events += try parser.feed(bytes[start..<cut])
+                start = cut
+            }
+            events += try parser.finish()
+            return (events, nil)
+        } catch {
+            return (events, error)
+        }
+    }
+}
+
+/// A small seeded generator, so that a failing random stream comes back on the next run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -107,5 +107,8 @@ struct ModerationRemoteTests {
         #expect(full.timeout == .milliseconds(1500))
         let bad = try #require(RemoteModerationConfiguration.fromEnvironment(["GRIOT_MODERATION_URL": "http://x", "GRIOT_MODERATION_TIMEOUT_SECONDS": "soon"]))
         #expect(bad.timeout == .seconds(3))
+        // Once a trap: 1e300 seconds in whole milliseconds does not fit an Int.
+        let huge = try #require(RemoteModerationConfiguration.fromEnvironment(["GRIOT_MODERATION_URL": "http://x", "GRIOT_MODERATION_TIMEOUT_SECONDS": "1e300"]))
+        #expect(huge.timeout == .seconds(3))
     }
 }
