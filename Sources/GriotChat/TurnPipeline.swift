@@ -536,8 +536,9 @@ final class DeltaRegrouping: Sendable {
         var sentBytes = 0
         /// Citations waiting for their marker to be sent, with the byte offset just after it.
         var waiting: [(citation: Citation, at: Int)] = []
-        /// Tokens of the model's text received so far (counted piece by piece).
+        /// Tokens of the model's text at its last exact count, and bytes received since.
         var receivedTokens = 0
+        var uncountedBytes = 0
         /// The reply reached `tokenLimit`: the rest of the model's stream is not read.
         var truncated = false
     }
@@ -600,39 +601,55 @@ final class DeltaRegrouping: Sendable {
         if reachedLimit { withUnsafeCurrentTask { $0?.cancel() } }
     }
 
-    /// The part of `piece` that fits under `limit` tokens, counting it; marks the reply
-    /// truncated (and flags it) when the limit is reached. A piece of ordinary size is counted
-    /// exactly; a huge one (a server sending 300 kB at once) is cut at three bytes a token,
-    /// fewer than English text has, without tokenizing it all.
+    /// The part of `piece` that fits under `limit` tokens of the model's text; marks the reply
+    /// truncated (and flags it) when the limit is reached. The count is exact where it matters
+    /// and cheap elsewhere: a token is at least one byte, so while the last exact count plus the
+    /// bytes since cannot pass the limit, nothing is counted; past that the whole text is
+    /// counted again (a few times a reply, each on at most 16 bytes a token). A piece that would
+    /// take the text past 16 bytes a token (a server sending 300 kB at once) is cut first.
     private func bounded(_ piece: String, limit: Int, _ progress: inout Progress) -> String {
-        let room = limit - progress.receivedTokens
-        let bytes = piece.utf8.count
+        let before = progress.state.modelText
+        let ceiling = limit.multipliedReportingOverflow(by: 16)
+        let roomBytes = ceiling.overflow ? Int.max : max(0, ceiling.partialValue - before.utf8.count)
         var kept = piece
-        if bytes <= 1_024 {
-            let tokens = counter.count(piece)
-            if tokens <= room {
-                progress.receivedTokens += tokens
-                return piece
-            }
-            kept = room > 0 ? String(piece.prefix(max(1, piece.count * room / max(tokens, 1)))) : ""
-        } else if bytes / 3 <= room {
-            progress.receivedTokens += bytes / 3
-            return piece
-        } else {
-            let budget = max(0, room) * 3
-            var used = 0
-            var end = piece.unicodeScalars.startIndex
-            for scalar in piece.unicodeScalars {
-                used += UTF8.width(scalar)
-                if used > budget { break }
-                end = piece.unicodeScalars.index(after: end)
-            }
-            kept = String(piece.unicodeScalars[..<end])
+        var cut = false
+        if piece.utf8.count > roomBytes {
+            kept = Self.prefix(piece, bytes: roomBytes)
+            cut = true
         }
+        progress.uncountedBytes += kept.utf8.count
+        if cut || progress.receivedTokens + progress.uncountedBytes > limit {
+            progress.receivedTokens = counter.count(before + kept)
+            progress.uncountedBytes = 0
+            if progress.receivedTokens > limit {
+                // The longest prefix of the piece that keeps the text within the limit.
+                let characters = Array(kept)
+                var low = 0, high = characters.count
+                while low < high {
+                    let middle = (low + high + 1) / 2
+                    if counter.count(before + String(characters[..<middle])) <= limit { low = middle } else { high = middle - 1 }
+                }
+                kept = String(characters[..<low])
+                cut = true
+            }
+        }
+        guard cut else { return kept }
         progress.receivedTokens = limit
         progress.truncated = true
         progress.state.raise(SafetyFlag(kind: .truncated, message: "The reply reached its length limit (\(limit) tokens) and was cut off there."), emit: emit)
         return kept
+    }
+
+    /// The longest prefix of `text` of at most `bytes` UTF-8 bytes that ends on a scalar boundary.
+    private static func prefix(_ text: String, bytes: Int) -> String {
+        var used = 0
+        var end = text.unicodeScalars.startIndex
+        for scalar in text.unicodeScalars {
+            used += UTF8.width(scalar)
+            if used > bytes { break }
+            end = text.unicodeScalars.index(after: end)
+        }
+        return String(text.unicodeScalars[..<end])
     }
 
     /// The provider's reply ended normally: its recording may be played back.
@@ -691,7 +708,9 @@ final class DeltaRegrouping: Sendable {
     /// never inside a marker; a remainder under `deltaTokens` tokens waits for more text.
     private func sliceLongPending(_ progress: inout Progress) {
         var rest = Substring(progress.pending)
-        while counter.count(String(rest)) > 2 * TurnPipeline.deltaTokens {
+        // Whether more than 40 tokens are left, read from the first 2,000 characters only: the
+        // whole rest counted for every slice made a long sentence quadratic.
+        while counter.count(String(rest.prefix(2_000))) > 2 * TurnPipeline.deltaTokens {
             var cut: Substring.Index?
             var index = rest.startIndex
             while let space = rest[index...].firstIndex(where: \.isWhitespace) {
@@ -736,8 +755,14 @@ final class DeltaRegrouping: Sendable {
     /// naming no passage is replaced by "[unverified]" (by the numbers that exist, in a list).
     /// The sentence is read as the user sees it, masks left out of its facts.
     private func reviewCitations(_ text: String, _ progress: inout Progress) -> String {
-        let base = progress.state.text
-        let combined = base + text
+        // Only markers in the new text are checked: without a "[" there is nothing to do.
+        guard text.utf8.contains(UInt8(ascii: "[")) else { return text }
+        let sentBefore = progress.state.text.utf8.count
+        // A claim reaches back to the start of its sentence, so the reply before the last 4 kB
+        // (or its last line break) is not read again; it was read whole for every chunk, which
+        // made a long reply quadratic (100 kB took 47 s).
+        let base = Self.claimContext(progress.state.text)
+        let combined = String(base) + text
         let chunkStart = combined.utf8.index(combined.startIndex, offsetBy: base.utf8.count)
         var edits: [(range: Range<String.Index>, replacement: String)] = []
         let markers = finder.markers(in: combined).filter { $0.open >= chunkStart }
@@ -796,7 +821,7 @@ final class DeltaRegrouping: Sendable {
         }
         var result = edits.isEmpty ? text : ""
         // Each citation goes out once the text that holds its marker has (the text is a sentence).
-        defer { progress.waiting += ready.map { ($0, base.utf8.count + result.utf8.count) } }
+        defer { progress.waiting += ready.map { ($0, sentBefore + result.utf8.count) } }
         guard !edits.isEmpty else { return text }
         var position = chunkStart
         for edit in edits.sorted(by: { $0.range.lowerBound < $1.range.lowerBound }) where edit.range.lowerBound >= position {
@@ -809,6 +834,17 @@ final class DeltaRegrouping: Sendable {
     }
 
     static let withheldSentence = "[A sentence was left out: the words it quotes are not in the story it cites.]"
+
+    /// The end of the reply sent so far that a new marker's claim can reach: from its last line
+    /// break (where `CitationFinder.claimRange` stops), and at most the last 4,096 bytes.
+    static func claimContext(_ sent: String) -> Substring {
+        let utf8 = sent.utf8
+        var start = utf8.index(utf8.endIndex, offsetBy: -min(4_096, utf8.count))
+        // Back to the first byte of a character (a UTF-8 continuation byte is 10xxxxxx).
+        while start > utf8.startIndex, utf8[start] & 0xC0 == 0x80 { start = utf8.index(before: start) }
+        if let newline = utf8[start...].lastIndex(of: UInt8(ascii: "\n")) { start = utf8.index(after: newline) }
+        return sent[start...]
+    }
 
     /// Just after the markers and the sentence end that follow a marker ("… porch” [1][2]." → after ".").
     private static func sentenceEnd(after close: String.Index, in text: String) -> String.Index {
