@@ -20,7 +20,7 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(name: .long, parsing: .upToNextOption, help: "Family group ids (family_group_ids).")
     var families: [String] = []
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Course ids (course_ids); all courses when left out.")
+    @Option(name: .long, parsing: .upToNextOption, help: "Course ids (course_ids) the user may use; none when left out (admins may use any course).")
     var courses: [String] = []
 
     @Option(name: .long, help: "Hours until the token expires.")

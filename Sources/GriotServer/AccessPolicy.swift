@@ -118,9 +118,9 @@ struct AccessPolicy: Sendable {
             let caller = try require(caller)
             guard caller.role.mayExportConversations else { throw forbidden("Only coaches and admins may export conversations.") }
             let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "thread_id")
-            // A coach sees the threads of their own courses (every course when the token names none).
+            // A coach sees the threads of the courses their token names; a token naming none, none.
             guard let thread = try chats.thread(id: id), thread.assistant == Self.coach,
-                  caller.role.mayAdminister || caller.courseIDs.map({ courses in thread.courseID.map(courses.contains) ?? false }) ?? true
+                  caller.role.mayAdminister || thread.courseID.map({ Self.names(caller, course: $0) }) == true
             else {
                 throw APIError.notFound("thread_not_found", "There is no coaching thread \(id) in your courses.")
             }
@@ -143,12 +143,20 @@ struct AccessPolicy: Sendable {
         APIError(.forbidden, code: "forbidden", message)
     }
 
-    /// A caller may use a course named in their token's `course_ids` (all courses when the claim
-    /// is absent); an admin any course.
+    /// A caller may use a course named in their token's `course_ids`; an admin any course. A
+    /// token without the claim names no course (fail closed): a missing claim must never read
+    /// as "every course", or a token minted without it would coach all of them.
     private func checkCourse(_ courseID: String, for caller: Caller) throws {
-        if let courses = caller.courseIDs, !courses.contains(courseID), caller.role != .admin {
-            throw forbidden("Your token does not include course \(courseID).")
+        guard caller.role == .admin || Self.names(caller, course: courseID) else {
+            throw forbidden(caller.courseIDs == nil
+                ? "Your token names no course (no course_ids claim); ask for a token that includes course \(courseID)."
+                : "Your token does not include course \(courseID).")
         }
+    }
+
+    /// Whether the token's `course_ids` names `courseID` (a missing claim names none).
+    static func names(_ caller: Caller, course courseID: String) -> Bool {
+        caller.courseIDs?.contains(courseID) ?? false
     }
 
     /// The live message `{id}` and its thread, when it is in a coaching thread.

@@ -41,8 +41,8 @@ import Yams
             let token = try await verifier.mintDevelopmentToken(userID: user, role: role, courseIDs: courses, expiresIn: 600)
             return [.authorization: "Bearer \(token)", .contentType: "application/json"]
         }
-        let maya = try await bearer("u-maya")
-        let stranger = try await bearer("u-stranger")
+        let maya = try await bearer("u-maya", courses: ["course-7"])
+        let stranger = try await bearer("u-stranger", courses: ["course-7"])
         let coach = try await bearer("u-coach", .coach, courses: ["course-7"])
         let admin = try await bearer("u-admin", .admin)
         let ops = try await bearer("u-ops", .operator)

@@ -46,12 +46,16 @@ struct TestService {
 
     var engine: ChatEngine { service.engine }
 
-    func token(_ userID: String, role: CallerRole = .client, families: [String] = []) async throws -> String {
-        try await verifier.mintDevelopmentToken(userID: userID, role: role, familyGroupIDs: families, expiresIn: 3600)
+    /// The courses a test token names unless told otherwise: the suites' coaching threads are in
+    /// course-7 (and c-1). Pass `courses: nil` for a token without `course_ids`, which names none.
+    static let enrolled = ["course-7", "c-1"]
+
+    func token(_ userID: String, role: CallerRole = .client, families: [String] = [], courses: [String]? = enrolled) async throws -> String {
+        try await verifier.mintDevelopmentToken(userID: userID, role: role, familyGroupIDs: families, courseIDs: courses, expiresIn: 3600)
     }
 
-    func headers(_ userID: String, role: CallerRole = .client, families: [String] = []) async throws -> HTTPFields {
-        [.authorization: "Bearer \(try await token(userID, role: role, families: families))", .contentType: "application/json"]
+    func headers(_ userID: String, role: CallerRole = .client, families: [String] = [], courses: [String]? = enrolled) async throws -> HTTPFields {
+        [.authorization: "Bearer \(try await token(userID, role: role, families: families, courses: courses))", .contentType: "application/json"]
     }
 
     func test<Value>(_ setup: TestingSetup = .router, _ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
