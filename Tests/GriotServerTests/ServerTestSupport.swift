@@ -30,12 +30,12 @@ struct TestService {
     let verifier: TokenVerifier
 
     init(provider: any ChatProvider = ExtractiveResponder(), archive: StoryArchive = demoArchive, grace: Double = 10,
-         limits: [RateLimit] = RateLimit.defaults) async throws {
+         limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults) async throws {
         let prompts = try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts"))
         let chats = try ChatStore(writer: StoryStore.inMemory().writer)
         let engine = ChatEngine(archive: archive, chats: chats, prompts: prompts, provider: provider, counters: .bytePair)
         verifier = try await TokenVerifier.make(AuthConfiguration(environment: ["GRIOT_AUTH_MODE": "development"]))
-        service = try GriotService(engine: engine, verifier: verifier, turns: TurnRegistry(grace: grace), limits: limits)
+        service = try GriotService(engine: engine, verifier: verifier, turns: TurnRegistry(grace: grace), limits: limits, routeLimits: routeLimits)
     }
 
     /// A service over an engine made elsewhere (e.g. `ChatEngine.open` from a configuration).
