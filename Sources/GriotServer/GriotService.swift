@@ -43,6 +43,8 @@ public struct GriotService: Sendable {
 
     public func router() -> Router<GriotRequestContext> {
         let router = Router(context: GriotRequestContext.self)
+        // First, so that it sees every response, the errors the next one writes included.
+        router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(middleware: DrainMiddleware(state: drain))
