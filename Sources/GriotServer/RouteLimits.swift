@@ -12,7 +12,7 @@ import GriotArchive
 /// shared, in the database.
 ///
 /// Defaults are written here once; `GRIOT_ROUTE_LIMITS` overrides any of them, e.g.
-/// `GRIOT_ROUTE_LIMITS="search=120/60 heavy=30/60 in_flight=2"` (requests/seconds).
+/// `GRIOT_ROUTE_LIMITS="search=120/60 heavy=30/60 in_flight=1"` (requests/seconds).
 ///
 /// ```swift
 /// let limits = try RouteLimits(environment: ProcessInfo.processInfo.environment)
@@ -44,8 +44,15 @@ public struct RouteLimits: Sendable, Hashable {
     public var search = Budget(requests: 120, seconds: 60)
     /// Per user: one every two seconds on average (an admin's ingest batch, an operator's replays).
     public var heavy = Budget(requests: 30, seconds: 60)
-    /// Search and heavy requests one user may have running at once; the rest get 429 at once.
-    public var inFlight = 2
+    /// Search and heavy requests one user may have running at once: half the node's cores (at
+    /// least one), so one user's searches leave the other half to everyone else; the rest get
+    /// 429 at once. (A search runs on a core until it is done: with 2 cores and a cap of 2, one
+    /// user's eight connections held both and another user's search waited 20x its quiet time;
+    /// with 1, 2.5x in a debug build. docs/BENCHMARKS.md, "Fairness".)
+    public var inFlight = RouteLimits.halfTheCores
+
+    /// Half the cores this process may use, at least one.
+    public static let halfTheCores = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
 
     public init() {}
 
@@ -88,7 +95,7 @@ public struct RouteLimits: Sendable, Hashable {
     public init(environment: [String: String]) throws {
         self.init()
         guard let text = environment["GRIOT_ROUTE_LIMITS"] else { return }
-        let example = "e.g. GRIOT_ROUTE_LIMITS=\"search=120/60 heavy=30/60 in_flight=2\", or unset it"
+        let example = "e.g. GRIOT_ROUTE_LIMITS=\"search=120/60 heavy=30/60 in_flight=1\", or unset it"
         for item in text.split(whereSeparator: { $0 == " " || $0 == "," }) {
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2 else { throw ConfigurationError("GRIOT_ROUTE_LIMITS: \(item) is not name=value; \(example)") }

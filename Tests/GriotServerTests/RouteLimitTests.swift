@@ -109,24 +109,26 @@ import Testing
         let store = try StoryStore(path: path)
         let service = try await TestService(archive: try StoryArchive(store: store, embedder: nil))
         try store.checkWritable()
-        // Another process's writer: holds the write lock for 7 s.
+        // Another process's writer: holds the write lock until told to let go.
         let other = try DatabaseQueue(path: path)
-        let locked = Mutex(false)
+        let lock = Mutex((held: false, release: false, done: false))
         let holder = Thread {
             try? other.write { db in
                 try db.execute(sql: "CREATE TABLE IF NOT EXISTS lockHolder (x)")
-                locked.withLock { $0 = true }
-                Thread.sleep(forTimeInterval: 7)
+                lock.withLock { $0.held = true }
+                while !lock.withLock({ $0.release }) { Thread.sleep(forTimeInterval: 0.02) }
             }
+            lock.withLock { $0.done = true }
         }
         holder.start()
-        while !locked.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        while !lock.withLock({ $0.held }) { try await Task.sleep(for: .milliseconds(10)) }
         try await service.test(.live) { client in
             let ready = try await live(client, .GET, "/readyz")
             #expect(ready.status == 503)
             #expect(object(ready.text)["database_writable"] as? Bool == false, "\(ready.text)")
         }
-        try await Task.sleep(for: .seconds(2))
+        lock.withLock { $0.release = true }
+        while !lock.withLock({ $0.done }) { try await Task.sleep(for: .milliseconds(10)) }
         try store.checkWritable()
     }
 
@@ -137,9 +139,11 @@ import Testing
         func advance(_ seconds: Double) { now.withLock { $0 += seconds } }
     }
 
-    @Test func aUserMayHaveOnlyTwoSearchOrHeavyRequestsRunningAtOnce() throws {
+    @Test func aUserMayHaveOnlyInFlightSearchOrHeavyRequestsRunningAtOnce() throws {
         let clock = ManualClock()
-        let limiter = RouteLimiter(limits: .defaults, sweepInterval: 10) { clock.now.withLock { $0 } }
+        var limits = RouteLimits()
+        limits.inFlight = 2
+        let limiter = RouteLimiter(limits: limits, sweepInterval: 10) { clock.now.withLock { $0 } }
         let first = try limiter.admit(.search, key: .user("u-a"))
         let second = try limiter.admit(.heavy, key: .user("u-a"))
         let refusal = #expect(throws: APIError.self) { try limiter.admit(.search, key: .user("u-a")) }
