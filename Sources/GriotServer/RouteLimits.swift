@@ -47,8 +47,8 @@ public struct RouteLimits: Sendable, Hashable {
     /// Search and heavy requests one user may have running at once: half the node's cores (at
     /// least one), so one user's searches leave the other half to everyone else; the rest get
     /// 429 at once. (A search runs on a core until it is done: with 2 cores and a cap of 2, one
-    /// user's eight connections held both and another user's search waited 20x its quiet time;
-    /// with 1, 2.5x in a debug build. docs/BENCHMARKS.md, "Fairness".)
+    /// user's eight connections held both and another user's search p95 was 7.4x its quiet
+    /// time; with 1, 1.3x. docs/BENCHMARKS.md, "Fairness".)
     public var inFlight = RouteLimits.halfTheCores
 
     /// Half the cores this process may use, at least one.
