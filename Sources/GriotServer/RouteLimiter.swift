@@ -7,8 +7,9 @@ import Synchronization
 /// anonymous read-only routes write nothing.
 ///
 /// Memory is bounded by traffic, not by time: a bucket that has refilled is the same as no
-/// bucket, so a sweep (at most every `sweepInterval`) drops those with nothing in flight. What
-/// remains is the callers seen within one refill period.
+/// bucket, so a sweep (at most every `sweepInterval`, on the next request) drops those, and a
+/// user's count in flight goes when it returns to zero. What remains is the callers seen within
+/// one refill period.
 ///
 /// ```swift
 /// let limiter = RouteLimiter(limits: .defaults)
