@@ -37,6 +37,10 @@ cleanup() {
 }
 trap cleanup EXIT
 export GRIOT_AUTH_MODE=development XDG_DATA_HOME="$work/data" GRIOT_PROVIDER=extractive
+# One admin sends thousands of requests: route budgets a real client never meets would turn
+# most of them into 429s and fuzz nothing. (429 is documented on every operation, so a run with
+# the default limits passes too; it only tests less.)
+export GRIOT_ROUTE_LIMITS="probe=1000000/60 read=1000000/60 search=1000000/60 heavy=1000000/60 in_flight=1000"
 unset GRIOT_DB OPENAI_API_KEY OPENAI_BASE_URL GRIOT_JWT_SECRET GRIOT_JWKS_FILE
 "$root/.build/debug/griot" serve --port "$port" >"$work/serve.log" 2>&1 &
 pid=$!

@@ -14,6 +14,7 @@ import GriotSearch
 /// | model provider | `GRIOT_PROVIDER` | `provider` | `auto`: OpenAI-compatible when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set, else the offline `extractive` responder |
 /// | breaker: failures that open it, seconds it stays open | `GRIOT_BREAKER_FAILURES`, `GRIOT_BREAKER_OPEN_SECONDS` | `breaker.failure_threshold`, `breaker.open_seconds` | 3, 120 (`CircuitBreaker.Policy`) |
 /// | retries: attempts in all, first and longest wait | `GRIOT_RETRY_ATTEMPTS`, `GRIOT_RETRY_BASE_DELAY_SECONDS`, `GRIOT_RETRY_MAX_DELAY_SECONDS` | `retry.attempts`, `retry.base_delay_seconds`, `retry.max_delay_seconds` | 3, 0.5, 8 (`RetryPolicy`) |
+/// | requests per cost class of route, per user, on each node | `GRIOT_ROUTE_LIMITS` | | probe 600/60 s (per address), read 600/60, search 120/60, heavy 30/60, half the cores' worth (at least 1) of search or heavy in flight (`RouteLimits`, in GriotServer) |
 ///
 /// ```swift
 /// let configuration = try GriotConfiguration.load(file: nil)

@@ -31,6 +31,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Settings first, so a mistyped one fails before the index is loaded.
+        let routeLimits = try RouteLimits(environment: ProcessInfo.processInfo.environment)
         let archive = try options.openArchive()
         let configuration = try options.configuration()
         let engine = try await ChatEngine.open(archive: archive, configuration: configuration)
@@ -48,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
         let interruptedAfter = try Self.seconds("GRIOT_INTERRUPTED_AFTER_SECONDS", in: environment, default: 90)
         let shutdownGrace = try Self.seconds("GRIOT_SHUTDOWN_GRACE_SECONDS", in: environment, default: 20)
         let addresses = try AddressHasher(environment: environment, databasePath: options.db ?? configuration.databasePath)
-        let service = try GriotService(engine: engine, verifier: verifier, addresses: addresses)
+        let service = try GriotService(engine: engine, verifier: verifier, routeLimits: routeLimits, addresses: addresses)
         // Commits are synced to disk within 200 ms, in groups, off the request path.
         let syncer = archive.store.startWALSync()
         // A streaming reply's checkpoints are synced as they are written, so the text a client

@@ -20,7 +20,7 @@ struct TokenCommand: AsyncParsableCommand {
     @Option(name: .long, parsing: .upToNextOption, help: "Family group ids (family_group_ids).")
     var families: [String] = []
 
-    @Option(name: .long, parsing: .upToNextOption, help: "Course ids (course_ids); a coach or client token without any belongs to no course.")
+    @Option(name: .long, parsing: .upToNextOption, help: "Course ids (course_ids) the user may use; none when left out (admins may use any course).")
     var courses: [String] = []
 
     @Option(name: .long, help: "Hours until the token expires (at most the server's GRIOT_JWT_MAX_LIFETIME_SECONDS, 24 h by default).")

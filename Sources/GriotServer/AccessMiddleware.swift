@@ -1,11 +1,17 @@
 import GriotAuth
 import GriotStore
 import Hummingbird
+import NIOCore
 
-/// Applies `AccessPolicy` to every route, in one place: looks up the route's rule, verifies the
-/// bearer token when the rule needs one (401 saying what was wrong with it), and lets the
-/// request through only when the rule admits the caller, with what it admitted in
-/// `context.grant`. A route with no rule is refused (fail closed).
+/// Applies `AccessPolicy` to every route, in one place: looks up the route's row, verifies the
+/// bearer token when the rule needs one (401 saying what was wrong with it), spends the
+/// request from the caller's budget for the route's cost class (429 with `Retry-After` past it:
+/// per user once the token is verified, per client address on the routes without one), and lets
+/// the request through only when the rule admits the caller, with what it admitted in
+/// `context.grant`. A route with no row is refused (fail closed).
+///
+/// The budget is spent before the rule does any database work, so a caller over their limit
+/// costs the node a token check and nothing more.
 ///
 /// It also binds the request's `AuditContext` (the caller and the salted hash of their IP
 /// address), so every message the request writes, down to the streamed reply, is audited with
@@ -15,28 +21,37 @@ struct AccessMiddleware: RouterMiddleware {
     let verifier: TokenVerifier
     let addresses: AddressHasher
     let policy: AccessPolicy
+    let limiter: RouteLimiter
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // Not a route (the router answers 404 itself).
         guard let path = context.endpointPath else { return try await next(request, context) }
-        guard let rule = AccessPolicy.rules["\(request.method.rawValue) \(path)"] else {
+        guard let row = AccessPolicy.rules["\(request.method.rawValue) \(path)"] else {
             throw APIError(.internalServerError, code: "no_access_rule",
                            "\(request.method.rawValue) \(path) has no row in AccessPolicy.rules, so nobody may call it; add one.")
         }
-        guard rule.needsToken else { return try await next(request, context) }
+        guard row.rule.needsToken else {
+            let ticket = try limiter.admit(row.cost, key: .address(context.remoteAddress?.ipAddress ?? "unknown"))
+            defer { limiter.release(ticket) }
+            return try await next(request, context)
+        }
         var context = context
         var request = request
+        let caller: Caller
         do {
-            context.caller = try await verifier.verify(authorizationHeader: request.headers[.authorization])
+            caller = try await verifier.verify(authorizationHeader: request.headers[.authorization])
         } catch {
             let code = error.reason == .missingToken ? "unauthenticated" : "invalid_token"
             throw APIError(.unauthorized, code: code, error.message, details: ["reason": error.reason.rawValue],
                            headers: [.wwwAuthenticate: error.challenge])
         }
-        context.logger[metadataKey: "user_id"] = .string(context.caller?.userID ?? "")
-        let audit = AuditContext(actorID: context.caller?.userID, ipHash: addresses.hash(context.remoteAddress))
+        context.caller = caller
+        context.logger[metadataKey: "user_id"] = .string(caller.userID)
+        let ticket = try limiter.admit(row.cost, key: .user(caller.userID))
+        defer { limiter.release(ticket) }
+        let audit = AuditContext(actorID: caller.userID, ipHash: addresses.hash(context.remoteAddress))
         return try await AuditContext.$current.withValue(audit) {
-            context.grant = try await policy.admit(rule, caller: context.caller, request: &request, context: context)
+            context.grant = try await policy.admit(row.rule, caller: caller, request: &request, context: context)
             return try await next(request, context)
         }
     }

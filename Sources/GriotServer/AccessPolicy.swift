@@ -3,9 +3,10 @@ import GriotAuth
 import GriotStore
 import Hummingbird
 
-/// Who may do what, route by route: the one table of the service's permissions, applied by
-/// `AccessMiddleware` before any handler runs. Handlers decide nothing about access; they take
-/// the thread or message this policy admitted from `context.grant`.
+/// Who may do what, route by route, and what each route costs: the one table of the service's
+/// permissions and of its cost classes (`CostClass`), applied by `AccessMiddleware` before any
+/// handler runs. Handlers decide nothing about access; they take the thread or message this
+/// policy admitted from `context.grant`.
 ///
 /// Every route the router serves has a row here (a route without one is refused with 500, and
 /// `RoleMatrixTests` fails for it); the statuses each role gets are written in `openapi.yaml`
@@ -20,38 +21,50 @@ struct AccessPolicy: Sendable {
     static let coach = "coach"
     static let griot = "griot"
 
-    /// "METHOD /path" (the router's form, `{id}` for a parameter) → who may call it.
-    static let rules: [String: AccessRule] = [
-        "GET /healthz": .anyone,
-        "GET /readyz": .anyone,
-        "GET /metrics": .anyone,
-        "GET /openapi.yaml": .anyone,
+    /// One row of the table: who may call a route, and what it costs (`RouteLimits` says how
+    /// many of each cost a caller may make).
+    struct Row: Sendable {
+        let rule: AccessRule
+        let cost: CostClass
 
-        "POST /api/griot/chat": .signedIn,
-        "POST /api/griot/chat/stream": .signedIn,
-        "GET /api/griot/sessions": .signedIn,
-        "GET /api/griot/sessions/{id}": .threadOwner(assistant: griot, field: "session_id", missing: "session_not_found"),
-        "DELETE /api/griot/sessions/{id}": .threadOwner(assistant: griot, field: "session_id", missing: "session_not_found"),
+        init(_ rule: AccessRule, _ cost: CostClass) {
+            self.rule = rule
+            self.cost = cost
+        }
+    }
 
-        "POST /api/stories": .roles([.admin], "Only an admin (or a service token with the admin role) may add stories."),
-        "DELETE /api/stories/{id}": .roles([.admin], "Only an admin may delete stories."),
-        "GET /api/stories/search": .signedIn,
-        "GET /api/stories/near": .signedIn,
+    /// "METHOD /path" (the router's form, `{id}` for a parameter) → who may call it, and its cost.
+    static let rules: [String: Row] = [
+        "GET /healthz": .init(.anyone, .probe),
+        "GET /readyz": .init(.anyone, .probe),
+        "GET /metrics": .init(.anyone, .probe),
+        "GET /openapi.yaml": .init(.anyone, .probe),
 
-        "POST /api/coach/threads": .courseMember,
-        "GET /api/coach/threads/{id}/messages": .threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"),
-        "POST /api/coach/threads/{id}/messages": .threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"),
-        "POST /api/coach/threads/{id}/stop": .threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"),
-        "PUT /api/coach/courses/{id}/instructions": .courseCoach,
-        "GET /api/coach/threads/{id}/export": .threadCourseCoach,
-        "PATCH /api/coach/messages/{id}": .messageAuthor,
-        "DELETE /api/coach/messages/{id}": .messageOwnerOrAdmin,
+        "POST /api/griot/chat": .init(.signedIn, .chat),
+        "POST /api/griot/chat/stream": .init(.signedIn, .chat),
+        "GET /api/griot/sessions": .init(.signedIn, .read),
+        "GET /api/griot/sessions/{id}": .init(.threadOwner(assistant: griot, field: "session_id", missing: "session_not_found"), .read),
+        "DELETE /api/griot/sessions/{id}": .init(.threadOwner(assistant: griot, field: "session_id", missing: "session_not_found"), .heavy),
 
-        "DELETE /api/users/{id}": .selfOrAdmin,
-        "GET /api/audit": .roles([.admin], "Only admins may read the audit log."),
-        "GET /api/messages/{id}/retained": .roles([.admin], "Only admins may read the texts kept for moderation review."),
-        "GET /api/ops/turns": .roles([.operator, .admin], "Only operators and admins may list and replay turns."),
-        "POST /api/ops/replay": .roles([.operator, .admin], "Only operators and admins may list and replay turns."),
+        "POST /api/stories": .init(.roles([.admin], "Only an admin (or a service token with the admin role) may add stories."), .heavy),
+        "DELETE /api/stories/{id}": .init(.roles([.admin], "Only an admin may delete stories."), .heavy),
+        "GET /api/stories/search": .init(.signedIn, .search),
+        "GET /api/stories/near": .init(.signedIn, .search),
+
+        "POST /api/coach/threads": .init(.courseMember, .read),
+        "GET /api/coach/threads/{id}/messages": .init(.threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"), .read),
+        "POST /api/coach/threads/{id}/messages": .init(.threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"), .chat),
+        "POST /api/coach/threads/{id}/stop": .init(.threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"), .read),
+        "PUT /api/coach/courses/{id}/instructions": .init(.courseCoach, .read),
+        "GET /api/coach/threads/{id}/export": .init(.threadCourseCoach, .heavy),
+        "PATCH /api/coach/messages/{id}": .init(.messageAuthor, .heavy),
+        "DELETE /api/coach/messages/{id}": .init(.messageOwnerOrAdmin, .heavy),
+
+        "DELETE /api/users/{id}": .init(.selfOrAdmin, .heavy),
+        "GET /api/audit": .init(.roles([.admin], "Only admins may read the audit log."), .heavy),
+        "GET /api/messages/{id}/retained": .init(.roles([.admin], "Only admins may read the texts kept for moderation review."), .heavy),
+        "GET /api/ops/turns": .init(.roles([.operator, .admin], "Only operators and admins may list and replay turns."), .heavy),
+        "POST /api/ops/replay": .init(.roles([.operator, .admin], "Only operators and admins may list and replay turns."), .heavy),
     ]
 
     /// Decides whether `caller` may call `route`, and returns what it admitted them to. Throws
@@ -118,9 +131,9 @@ struct AccessPolicy: Sendable {
             let caller = try require(caller)
             guard caller.role.mayExportConversations else { throw forbidden("Only coaches and admins may export conversations.") }
             let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "thread_id")
-            // A coach sees the threads of their own courses (every course when the token names none).
+            // A coach sees the threads of the courses their token names; a token naming none, none.
             guard let thread = try chats.thread(id: id), thread.assistant == Self.coach,
-                  caller.role.mayAdminister || caller.courseIDs.map({ courses in thread.courseID.map(courses.contains) ?? false }) ?? true
+                  caller.role.mayAdminister || thread.courseID.map({ Self.names(caller, course: $0) }) == true
             else {
                 throw APIError.notFound("thread_not_found", "There is no coaching thread \(id) in your courses.")
             }
@@ -143,12 +156,20 @@ struct AccessPolicy: Sendable {
         APIError(.forbidden, code: "forbidden", message)
     }
 
-    /// A caller may use a course named in their token's `course_ids` (all courses when the claim
-    /// is absent); an admin any course.
+    /// A caller may use a course named in their token's `course_ids`; an admin any course. A
+    /// token without the claim names no course (fail closed): a missing claim must never read
+    /// as "every course", or a token minted without it would coach all of them.
     private func checkCourse(_ courseID: String, for caller: Caller) throws {
-        if let courses = caller.courseIDs, !courses.contains(courseID), caller.role != .admin {
-            throw forbidden("Your token does not include course \(courseID).")
+        guard caller.role == .admin || Self.names(caller, course: courseID) else {
+            throw forbidden(caller.courseIDs == nil
+                ? "Your token names no course (no course_ids claim); ask for a token that includes course \(courseID)."
+                : "Your token does not include course \(courseID).")
         }
+    }
+
+    /// Whether the token's `course_ids` names `courseID` (a missing claim names none).
+    static func names(_ caller: Caller, course courseID: String) -> Bool {
+        caller.courseIDs?.contains(courseID) ?? false
     }
 
     /// The live message `{id}` and its thread, when it is in a coaching thread.

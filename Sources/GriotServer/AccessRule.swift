@@ -27,14 +27,15 @@ enum AccessRule: Sendable {
     /// The `{id}` is a message in the caller's own coaching thread, or the caller is an admin
     /// (admins delete and export, they never rewrite).
     case messageOwnerOrAdmin
-    /// The body's `course_id` is one of the caller's courses (every course when the token names
-    /// none; admins any course).
+    /// The body's `course_id` is one of the courses the caller's token names (`course_ids`; a
+    /// token without the claim names none); admins any course.
     case courseMember
-    /// The `{id}` course is one the caller coaches (a coach whose token names it, or names no
-    /// course), or the caller is an admin.
+    /// The `{id}` course is one the caller coaches (a coach whose token's `course_ids` names it),
+    /// or the caller is an admin.
     case courseCoach
-    /// The `{id}` thread is a coaching thread of a course the caller coaches, or the caller is an
-    /// admin. Clients and operators get 403; a coach of another course 404.
+    /// The `{id}` thread is a coaching thread of a course the caller coaches (named in the token's
+    /// `course_ids`), or the caller is an admin. Clients and operators get 403; a coach of another
+    /// course, or a coach whose token names no course, 404.
     case threadCourseCoach
     /// The `{id}` is the caller's own user id, or the caller is an admin.
     case selfOrAdmin

@@ -19,31 +19,37 @@ public struct GriotService: Sendable {
     /// Running and recent turns, for stop and for resuming streams.
     public let turns: TurnRegistry
     public let metrics: ServiceMetrics
-    /// Messages per user: 30 a minute and 300 a day unless told otherwise.
+    /// Messages per user: 30 a minute and 300 a day unless told otherwise; shared by every node
+    /// through the database.
     public let limiter: RateLimiter
+    /// Requests of each cost class per user (per address without a token), on this node.
+    public let routeLimiter: RouteLimiter
     /// Hashes client addresses for the audit log.
     public let addresses: AddressHasher
     /// Set when a graceful shutdown begins.
     public let drain = DrainState()
 
     public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry = TurnRegistry(), metrics: ServiceMetrics = ServiceMetrics(),
-                limits: [RateLimit] = RateLimit.defaults, addresses: AddressHasher = .ephemeral()) throws {
+                limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults, addresses: AddressHasher = .ephemeral()) throws {
         self.engine = engine
         self.addresses = addresses
         self.verifier = verifier
         self.turns = turns
         self.metrics = metrics
         self.limiter = try RateLimiter(writer: engine.chats.writer, limits: limits, pseudonyms: engine.chats.pseudonyms)
+        self.routeLimiter = RouteLimiter(limits: routeLimits)
         engine.checkpoints.observeLag { [metrics] lags in metrics.autosaveLag(lags) }
     }
 
     public func router() -> Router<GriotRequestContext> {
         let router = Router(context: GriotRequestContext.self)
+        // First, so that it sees every response, the errors the next one writes included.
+        router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(middleware: DrainMiddleware(state: drain))
-        // Who may call each route is decided here, for every route, from one table.
-        router.add(middleware: AccessMiddleware(verifier: verifier, addresses: addresses, policy: AccessPolicy(chats: engine.chats)))
+        // Who may call each route, and how often, is decided here, for every route, from one table.
+        router.add(middleware: AccessMiddleware(verifier: verifier, addresses: addresses, policy: AccessPolicy(chats: engine.chats), limiter: routeLimiter))
         HealthRoutes(engine: engine, metrics: metrics, drain: drain).add(to: router)
         let observer = TurnMetricsObserver(metrics: metrics, counters: engine.counters)
         let api = router.group("api")

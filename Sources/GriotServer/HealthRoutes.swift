@@ -3,8 +3,9 @@ import GriotChat
 import GriotProviders
 import Hummingbird
 
-/// `GET /healthz` (the process answers), `GET /readyz` (the index is loaded, the database takes
-/// writes, and the providers' circuit breakers), both without a token.
+/// `GET /healthz` (the process answers), `GET /readyz` (the index is loaded, the database would
+/// take a write, and the providers' circuit breakers), both without a token and both writing
+/// nothing.
 struct HealthRoutes: Sendable {
     let engine: ChatEngine
     let metrics: ServiceMetrics
@@ -45,7 +46,8 @@ struct HealthRoutes: Sendable {
         }
         var writable = true
         do {
-            try engine.archive.store.setMetaValue("ready_check", ISO8601DateFormatter().string(from: Date()))
+            // Takes and gives back the write lock: an anonymous probe must write nothing.
+            try engine.archive.store.checkWritable()
         } catch {
             writable = false
             problems.append("the database does not take writes: \(error)")

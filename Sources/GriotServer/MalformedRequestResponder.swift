@@ -47,9 +47,11 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
         }
         let problem = Self.describe(parseError)
         let body = ByteBuffer(data: problem.body)
-        let head = HTTPResponse(status: problem.status, headerFields: [
-            .contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes), .connection: "close",
-        ])
+        var fields = SecurityHeadersMiddleware.fields
+        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.contentLength] = String(body.readableBytes)
+        fields[.connection] = "close"
+        let head = HTTPResponse(status: problem.status, headerFields: fields)
         answered = true
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)

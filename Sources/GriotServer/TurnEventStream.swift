@@ -21,7 +21,8 @@ struct TurnEventStream: Sendable {
 
     static let headers: HTTPFields = [
         .contentType: "text/event-stream; charset=utf-8",
-        .cacheControl: "no-cache",
+        // A reply holds personal data: nothing between the service and the client may keep it.
+        .cacheControl: "no-store",
         HTTPField.Name("X-Accel-Buffering")!: "no",
         // The server closes a stream's connection when the stream ends (so that a hang-up can be
         // noticed while it runs); saying so keeps clients from reusing it for the next request.

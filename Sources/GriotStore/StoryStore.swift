@@ -138,6 +138,16 @@ public final class StoryStore: Sendable {
         try writer.read { db in try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [key]) }
     }
 
+    /// Whether the database would take a write, found without writing one: takes SQLite's write
+    /// lock (`BEGIN IMMEDIATE`) and gives it back (`ROLLBACK`). Throws what would stop a write:
+    /// a read-only file or connection, or the lock held by another writer past the busy timeout.
+    /// A readiness probe calls it, so that an anonymous probe changes nothing on disk.
+    public func checkWritable() throws {
+        try writer.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) { .rollback }
+        }
+    }
+
     public func setMetaValue(_ key: String, _ value: String) throws {
         try writer.write { db in
             try db.execute(sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [key, value])

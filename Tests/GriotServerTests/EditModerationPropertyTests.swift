@@ -40,7 +40,8 @@ import Testing
             try #require((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["text"] as? String)
         }
         #expect(texts.count >= 200)
-        let service = try await TestService(limits: [.perMinute(1_000_000)])
+        // Hundreds of sends and edits by two users: past every limit a real client meets.
+        let service = try await TestService(limits: [.perMinute(1_000_000)], routeLimits: .generous)
         let sender = try await service.headers("u-sender")
         let editor = try await service.headers("u-editor")
         let decided = try await service.test(.live) { client -> [Decision: Int] in

@@ -41,8 +41,8 @@ import Yams
             let token = try await verifier.mintDevelopmentToken(userID: user, role: role, courseIDs: courses, expiresIn: 600)
             return [.authorization: "Bearer \(token)", .contentType: "application/json"]
         }
-        let maya = try await bearer("u-maya")
-        let stranger = try await bearer("u-stranger")
+        let maya = try await bearer("u-maya", courses: ["course-7"])
+        let stranger = try await bearer("u-stranger", courses: ["course-7"])
         let coach = try await bearer("u-coach", .coach, courses: ["course-7"])
         let admin = try await bearer("u-admin", .admin)
         let ops = try await bearer("u-ops", .operator)
@@ -229,6 +229,31 @@ import Yams
             }
         }
         covered["POST /api/coach/threads/{id}/messages", default: []].formUnion([200, 429])
+
+        // 429 on every other route: past a budget of one request of its cost class (per user, per
+        // address without a token), whoever asks, before the route's rule is consulted.
+        var tight = RouteLimits()
+        for cost in [CostClass.probe, .read, .search, .heavy] { tight[cost] = .init(requests: 1, seconds: 3600) }
+        let tightService = try await TestService(routeLimits: tight)
+        let tightAdmin = try await tightService.headers("u-admin-tight", role: .admin)
+        let refusedOperations = try await tightService.test(.live) { client -> [String] in
+            var refusedOperations: [String] = []
+            for (operation, row) in AccessPolicy.rules.sorted(by: { $0.key < $1.key }) where row.cost != .chat {
+                let parts = operation.split(separator: " ")
+                let method = NIOHTTP1.HTTPMethod(rawValue: String(parts[0]))
+                let path = parts[1].replacingOccurrences(of: "{id}", with: "x")
+                let payload = method == .POST || method == .PUT || method == .PATCH ? body([:]) : nil
+                _ = try await live(client, method, path, headers: tightAdmin, body: payload)
+                let refused = try await live(client, method, path, headers: tightAdmin, body: payload)
+                #expect(refused.status == 429 && Int(refused.headers["retry-after"] ?? "") ?? 0 >= 1, "\(operation): \(refused.status) \(refused.text.prefix(160))")
+                let error = object(refused.text)["error"] as? [String: Any]
+                #expect(error?["code"] as? String == "rate_limited" && (error?["details"] as? [String: Any])?["limit"] as? String == row.cost.rawValue,
+                        "\(operation): \(refused.text.prefix(200))")
+                if refused.status == 429 { refusedOperations.append(operation) }
+            }
+            return refusedOperations
+        }
+        for operation in refusedOperations { covered[operation, default: []].insert(429) }
         covered["POST /api/griot/chat", default: []].insert(429)
         covered["POST /api/griot/chat/stream", default: []].insert(429)
 

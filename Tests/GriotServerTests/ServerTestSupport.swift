@@ -30,12 +30,12 @@ struct TestService {
     let verifier: TokenVerifier
 
     init(provider: any ChatProvider = ExtractiveResponder(), archive: StoryArchive = demoArchive, grace: Double = 10,
-         limits: [RateLimit] = RateLimit.defaults) async throws {
+         limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults) async throws {
         let prompts = try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts"))
         let chats = try ChatStore(writer: StoryStore.inMemory().writer)
         let engine = ChatEngine(archive: archive, chats: chats, prompts: prompts, provider: provider, counters: .bytePair)
         verifier = try await TokenVerifier.make(AuthConfiguration(environment: ["GRIOT_AUTH_MODE": "development"]))
-        service = try GriotService(engine: engine, verifier: verifier, turns: TurnRegistry(grace: grace), limits: limits)
+        service = try GriotService(engine: engine, verifier: verifier, turns: TurnRegistry(grace: grace), limits: limits, routeLimits: routeLimits)
     }
 
     /// A service over an engine made elsewhere (e.g. `ChatEngine.open` from a configuration).
@@ -46,12 +46,16 @@ struct TestService {
 
     var engine: ChatEngine { service.engine }
 
-    func token(_ userID: String, role: CallerRole = .client, families: [String] = []) async throws -> String {
-        try await verifier.mintDevelopmentToken(userID: userID, role: role, familyGroupIDs: families, expiresIn: 3600)
+    /// The courses a test token names unless told otherwise: the suites' coaching threads are in
+    /// course-7 (and c-1). Pass `courses: nil` for a token without `course_ids`, which names none.
+    static let enrolled = ["course-7", "c-1"]
+
+    func token(_ userID: String, role: CallerRole = .client, families: [String] = [], courses: [String]? = enrolled) async throws -> String {
+        try await verifier.mintDevelopmentToken(userID: userID, role: role, familyGroupIDs: families, courseIDs: courses, expiresIn: 3600)
     }
 
-    func headers(_ userID: String, role: CallerRole = .client, families: [String] = []) async throws -> HTTPFields {
-        [.authorization: "Bearer \(try await token(userID, role: role, families: families))", .contentType: "application/json"]
+    func headers(_ userID: String, role: CallerRole = .client, families: [String] = [], courses: [String]? = enrolled) async throws -> HTTPFields {
+        [.authorization: "Bearer \(try await token(userID, role: role, families: families, courses: courses))", .contentType: "application/json"]
     }
 
     func test<Value>(_ setup: TestingSetup = .router, _ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
