@@ -119,7 +119,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ], path: "Benchmarks/GriotBench"),
-        .testTarget(name: "GriotTextTests", dependencies: ["GriotText"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "GriotTextTests", dependencies: ["GriotText", "GriotTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GriotEmbeddingTests", dependencies: ["GriotEmbedding"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GriotTokensTests", dependencies: ["GriotTokens"], resources: [.copy("Fixtures")]),
         // A scripted OpenAI-compatible server on loopback, for the tests that need a model.

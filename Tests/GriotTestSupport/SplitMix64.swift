@@ -1,0 +1,18 @@
+/// A small seeded generator (SplitMix64), so that a failing random input comes back on the next
+/// run: the tests that draw random streams and texts share it.
+///
+/// ```swift
+/// var random = SplitMix64(seed: 25)
+/// let cut = Int.random(in: 0..<bytes.count, using: &random)
+/// ```
+public struct SplitMix64: RandomNumberGenerator {
+    public var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
