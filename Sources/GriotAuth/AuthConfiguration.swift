@@ -77,22 +77,16 @@ public struct AuthConfiguration: Sendable, Equatable {
         // The secret is taken as it is: spaces may be part of it.
         if let secret = environment["GRIOT_JWT_SECRET"], !secret.isEmpty { hs256Secret = secret }
         jwksFile = value("GRIOT_JWKS_FILE")
-        if let text = value("GRIOT_JWT_LEEWAY_SECONDS") {
+        /// A number of seconds from `name`, or nil when it is unset; `example` is what to write.
+        func seconds(_ name: String, example: String) throws(AuthConfigurationError) -> Double? {
+            guard let text = value(name) else { return nil }
             guard let seconds = Double(text), seconds.isFinite else {
-                throw AuthConfigurationError(
-                    "GRIOT_JWT_LEEWAY_SECONDS is \"\(text)\", not a number of seconds; use e.g. 30, or leave it unset",
-                    variable: "GRIOT_JWT_LEEWAY_SECONDS")
+                throw AuthConfigurationError("\(name) is \"\(text)\", not a number of seconds; use e.g. \(example), or leave it unset", variable: name)
             }
-            leewaySeconds = seconds
+            return seconds
         }
-        if let text = value("GRIOT_JWT_MAX_LIFETIME_SECONDS") {
-            guard let seconds = Double(text), seconds.isFinite else {
-                throw AuthConfigurationError(
-                    "GRIOT_JWT_MAX_LIFETIME_SECONDS is \"\(text)\", not a number of seconds; use e.g. 86400 (24 h), or leave it unset",
-                    variable: "GRIOT_JWT_MAX_LIFETIME_SECONDS")
-            }
-            maxLifetimeSeconds = seconds
-        }
+        if let leeway = try seconds("GRIOT_JWT_LEEWAY_SECONDS", example: "30") { leewaySeconds = leeway }
+        if let lifetime = try seconds("GRIOT_JWT_MAX_LIFETIME_SECONDS", example: "86400 (24 h)") { maxLifetimeSeconds = lifetime }
         if development, hs256Secret == nil { hs256Secret = Self.developmentSecret }
         try check()
     }

@@ -72,18 +72,14 @@ struct TurnPipeline: Sendable {
         } catch let error as ProviderError {
             // The upstream's own words (a 401's body can hold a key and an internal host) go to
             // the log, redacted; the client gets ours and the id to quote.
-            let reference = plan.request.requestID ?? plan.turnID
             if case .circuitOpen = error {
                 state.fail(code: "ai_unavailable", message: error.description, detail: error.redactedDescription)
             } else {
-                state.fail(code: "provider_error",
-                           message: "The AI service could not answer; your message is saved. Try again in a moment; if it keeps failing, give support the request id \(reference).",
+                state.fail(code: "provider_error", message: "The AI service could not answer; your message is saved. \(Self.askSupport(plan))",
                            detail: error.redactedDescription)
             }
         } catch {
-            let reference = plan.request.requestID ?? plan.turnID
-            state.fail(code: "internal_error",
-                       message: "Something went wrong on our side; your message is saved. Try again; if it keeps failing, give support the request id \(reference).",
+            state.fail(code: "internal_error", message: "Something went wrong on our side; your message is saved. \(Self.askSupport(plan))",
                        detail: ProviderError.redacted(String(describing: error)))
         }
         if let failure = state.failure, let detail = failure.detail {
@@ -286,6 +282,11 @@ struct TurnPipeline: Sendable {
             // The reply ran past its token limit and its reading was stopped (not the turn): what
             // came within the limit is the reply, flagged as cut off.
         }
+    }
+
+    /// What a failed turn's client is told to do, with the id that finds its log line.
+    static func askSupport(_ plan: TurnPlan) -> String {
+        "Try again in a moment; if it keeps failing, give support the request id \(plan.request.requestID ?? plan.turnID)."
     }
 
     /// The most reply tokens read from a model before its stream is stopped: the `max_tokens`

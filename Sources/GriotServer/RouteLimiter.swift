@@ -68,29 +68,36 @@ public final class RouteLimiter: Sendable {
         let now = clock()
         let capped = cost.isCapped
         let inFlight = limits.inFlight
-        let wait: Double? = state.withLock { state in
+        /// Why a request is refused: the user's places in flight are taken, or the budget is spent for `wait` seconds.
+        enum Refusal { case inFlight, budget(wait: Double) }
+        let refusal: Refusal? = state.withLock { state in
             if now - state.lastSweep >= sweepInterval { Self.sweep(&state, now: now, limits: limits) }
-            if capped, state.inFlight[key, default: 0] >= inFlight { return 0 }
+            if capped, state.inFlight[key, default: 0] >= inFlight { return .inFlight }
             var bucket = state.buckets[cost]?[key] ?? Bucket(tokens: Double(budget.requests), updated: now)
             bucket.tokens = min(Double(budget.requests), bucket.tokens + (now - bucket.updated) * budget.refillRate)
             bucket.updated = now
             guard bucket.tokens >= 1 else {
                 state.buckets[cost, default: [:]][key] = bucket
-                return (1 - bucket.tokens) / budget.refillRate
+                return .budget(wait: (1 - bucket.tokens) / budget.refillRate)
             }
             bucket.tokens -= 1
             state.buckets[cost, default: [:]][key] = bucket
             if capped { state.inFlight[key, default: 0] += 1 }
             return nil
         }
-        guard let wait else { return Ticket(held: capped ? key : nil) }
-        let seconds = max(1, Int(wait.rounded(.up)))
-        let message = wait == 0
-            ? "You have \(inFlight) \(cost.plural) running already; wait for one to finish, then try again."
-            : "Too many \(cost.plural): this server takes \(budget.requests) in \(Self.phrase(budget.seconds)) from one \(key.scope); try again in \(seconds) s."
+        let seconds: Int, message: String, limit: String
+        switch refusal {
+        case nil:
+            return Ticket(held: capped ? key : nil)
+        case .inFlight:
+            (seconds, limit) = (1, "\(cost.rawValue)_in_flight")
+            message = "You have \(inFlight) \(cost.plural) running already; wait for one to finish, then try again."
+        case .budget(let wait):
+            (seconds, limit) = (max(1, Int(wait.rounded(.up))), cost.rawValue)
+            message = "Too many \(cost.plural): this server takes \(budget.requests) in \(Self.phrase(budget.seconds)) from one \(key.scope); try again in \(seconds) s."
+        }
         throw APIError(.tooManyRequests, code: "rate_limited", message,
-                       details: ["limit": wait == 0 ? "\(cost.rawValue)_in_flight" : cost.rawValue, "scope": key.scope,
-                                 "retry_after_seconds": String(seconds)],
+                       details: ["limit": limit, "scope": key.scope, "retry_after_seconds": String(seconds)],
                        headers: [.retryAfter: String(seconds)])
     }
 
