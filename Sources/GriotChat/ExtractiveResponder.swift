@@ -223,17 +223,34 @@ public struct ExtractiveResponder: ChatProvider {
 
     /// The numbers of the passages that speak to the question. A question of only generic words
     /// ("tell me a story") takes the retrieved passages as they are; one naming something no
-    /// passage holds takes none of them. Otherwise a passage speaks to the question when its
-    /// calibrated evidence (`AnswerEvidence.support`) reaches the threshold; without an embedder,
-    /// when it holds at least half of the question's key terms.
+    /// passage holds takes none of them, unless it asks about a person whose own interview was
+    /// retrieved ("Union" in a question about what Alice Battle saw: her interview is the answer,
+    /// in its own words). Whether an archive's passages answer at all is decided by the calibrated
+    /// evidence (`AnswerEvidence.support` of the best passage), not by shared words: "watching
+    /// television" shares "watching" with an interview, and half of two key terms was enough.
+    /// Which passages then speak: those with half of the question's key terms, those whose support
+    /// reaches the threshold, a place's stories and the asked person's own interview.
     func relevantPassages(question: String, passages: [GroundingPassage], evidence: AnswerEvidence? = nil) -> Set<Int> {
-        guard absentNames(question: question, passages: passages).isEmpty else { return [] }
+        // Named in full: "Alexander Stephens" is not Alexander Robertson, whose interview was retrieved.
+        let asked = Self.words(question)
+        let people = mentionedPeople(question: question, passages: passages).filter { Self.surname($0).map(asked.contains) ?? false }
+        let ownInterviews = Set(passages.filter { passage in
+            passage.isArchive == true && people.contains { person in
+                passage.interviewees.contains { $0 == person || Self.samePerson(speaker: person, interviewee: $0) }
+            }
+        }.map(\.number))
+        guard ownInterviews.isEmpty ? absentNames(question: question, passages: passages).isEmpty : true else { return [] }
         let key = keyTerms(question)
         guard !key.isEmpty else { return Set(passages.prefix(3).map(\.number)) }
-        var relevant = Set<Int>()
+        var relevant = ownInterviews
         // A question about a place stories are filed under is answered by those stories.
         if let place = placeNamed(in: question, passages: passages) {
             relevant.formUnion(passages.filter { $0.places.contains { PlaceMention.matches($0, named: place) } }.map(\.number))
+        }
+        let calibrated = evidence.map { $0.hasVectors } ?? false && !passages.isEmpty && passages.allSatisfy { $0.isArchive == true }
+        if calibrated, relevant.isEmpty, let evidence,
+           !passages.contains(where: { evidence.support(of: $0.number) >= AnswerEvidence.relevanceThreshold }) {
+            return []
         }
         for passage in passages {
             // Half of the question's key terms in the passage still answers; a paraphrase that
@@ -694,6 +711,13 @@ public struct ExtractiveResponder: ChatProvider {
         let spoken = nameWords(speaker)
         guard !spoken.isEmpty, spoken.isSubset(of: nameWords(interviewee)) else { return false }
         return !spoken.isDisjoint(with: givenNames(interviewee))
+    }
+
+    /// The last word of a name of two words or more, its titles left out ("Battle" of "Grandma
+    /// Alice Battle"); nil for a single name.
+    static func surname(_ person: String) -> String? {
+        let names = person.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init).filter { !titles.contains($0) && $0.count >= 2 }
+        return names.count > 1 ? names.last : nil
     }
 
     static func nameWords(_ person: String) -> Set<String> {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import GriotChat
+import GriotEmbedding
 import GriotProviders
 import Testing
 
@@ -214,5 +215,47 @@ import Testing
         #expect(PlaceMention.candidates(in: "What did people around Cape Girardeau, Missouri say?").first == "Cape Girardeau, Missouri")
         #expect(PlaceMention.candidates(in: "Who lived in Winnsboro, South Carolina then?") == ["Winnsboro, South Carolina"])
         #expect(PlaceMention.candidates(in: "On whose plantation was Georgia Baker born?").isEmpty)
+    }
+}
+
+/// Whether an archive's passages answer at all, decided by the calibrated MiniLM support with the
+/// real embedder (issue 15), and the asked person's own interview, which answers in its own words.
+@Suite struct CalibratedRelevanceTests {
+    static let responder = ExtractiveResponder.scoring(with: try! SentenceEmbedder())
+
+    func reply(_ question: String, _ passages: [GroundingPassage]) -> String {
+        Self.responder.compose(ChatRequest(messages: [ChatMessage(role: .user, content: question)],
+                                           grounding: Grounding(assistant: "griot", question: question, passages: passages)))
+    }
+
+    func archived(_ number: Int, _ teller: String, _ text: String) -> GroundingPassage {
+        GroundingPassage(number: number, storyID: "s-\(number)", passageID: "p\(number)", storyTitle: teller, people: [teller],
+                         text: text, interviewees: [teller], isArchive: true)
+    }
+
+    var riverside: [GroundingPassage] {
+        [archived(1, "Tobias Wren", "We sat on de porch of an evening watching de steamboats come up to de landing. Old Cap'n Harlow blowed de whistle three times for us chillun."),
+         archived(2, "Mabel Quarles", "Mammy was watching de pot of lye soap bubble in de yard when de overseer rode up. She never looked up from it.")]
+    }
+
+    @Test func sharingOneOfTwoKeyWordsIsNotEnoughWhenTheMeaningIsFarApart() {
+        // "watching" is half of the key terms of the question; the passages are about something else.
+        let text = reply("Did any of my ancestors talk about watching television?", riverside)
+        #expect(text.contains("do not cover") || text.contains("do not answer"), "\(text)")
+        #expect(!text.contains("[1]") && !text.contains("[2]"), "\(text)")
+        // The same passages answer what they do say.
+        let boats = reply("Did anyone watch the steamboats come in to the landing?", riverside)
+        #expect(boats.contains("[1]") && boats.contains("steamboats"), "\(boats)")
+    }
+
+    @Test func theAskedPersonsOwnInterviewAnswersAQuestionWordedDifferently() {
+        let passages = [archived(1, "Tobias Wren", "De Yankees come by de big house wid a prisoner in chains. Their band was a-playing a tune about a apple tree."),
+                        archived(2, "Tobias Harlow", "I was hired out to a man in Macon who kept a livery stable.")]
+        // "Union" is in no passage; the question asks about Tobias Wren, whose interview tells it.
+        let text = reply("Grandpa Tobias Wren watched Union troops go by with a captive. What tune was their band playing?", passages)
+        #expect(text.contains("apple tree") && text.contains("[1]"), "\(text)")
+        // Another Tobias, named in full, has no interview here: the missing name still refuses.
+        let other = reply("What did Tobias Stephens say about the Union army?", passages)
+        #expect(other.contains("do not cover") || other.contains("do not answer"), "\(other)")
     }
 }
