@@ -113,7 +113,19 @@ public struct ExtractiveResponder: ChatProvider {
         for passage in passages {
             let scalars = Array(passage.text.unicodeScalars)
             let quotesAnyone = passage.text.contains("\"") || passage.text.contains("“")
+            // Quote marks before the sentence, counted as the sentences go (not by re-reading the
+            // passage up to each one, which made a long passage quadratic).
+            var counted = 0, straight = 0, opening = 0, closing = 0
             for (position, span) in SentenceSplitter.sentences(in: scalars).enumerated() {
+                while counted < span.start {
+                    switch scalars[counted] {
+                    case "\"": straight += 1
+                    case "“": opening += 1
+                    case "”": closing += 1
+                    default: break
+                    }
+                    counted += 1
+                }
                 let raw = String(String.UnicodeScalarView(scalars[span.start..<span.end]))
                 // Header, source, birthplace and transcriber-note lines are not what anyone said.
                 // (Archive interviews; a family's speaker-marked transcripts keep the reading their
@@ -131,8 +143,7 @@ public struct ExtractiveResponder: ChatProvider {
                    !passage.interviewees.contains(where: { Self.samePerson(speaker: speaker, interviewee: $0) }) { continue }
                 var ownWords = true
                 if archive, passage.speakerRuns.isEmpty {
-                    let before = String(String.UnicodeScalarView(scalars[0..<span.start]))
-                    let opened = before.filter { $0 == "\"" }.count % 2 == 1 || before.filter { $0 == "“" }.count > before.filter { $0 == "”" }.count
+                    let opened = straight % 2 == 1 || opening > closing
                     let quoted = opened || kept.hasPrefix("\"") || kept.hasPrefix("“")
                     ownWords = quoted || (!quotesAnyone && Self.firstPerson(text))
                 }
