@@ -250,7 +250,7 @@ public struct ExtractiveResponder: ChatProvider {
                 passage.interviewees.contains { $0 == person || Self.samePerson(speaker: person, interviewee: $0) }
             }
         }.map(\.number))
-        guard ownInterviews.isEmpty ? absentNames(question: question, passages: passages).isEmpty : true else { return [] }
+        guard !ownInterviews.isEmpty || absentNames(question: question, passages: passages).isEmpty else { return [] }
         let key = keyTerms(question)
         guard !key.isEmpty else { return Set(passages.prefix(3).map(\.number)) }
         var relevant = ownInterviews
@@ -258,8 +258,7 @@ public struct ExtractiveResponder: ChatProvider {
         if let place = placeNamed(in: question, passages: passages) {
             relevant.formUnion(passages.filter { $0.places.contains { PlaceMention.matches($0, named: place) } }.map(\.number))
         }
-        let calibrated = evidence.map { $0.hasVectors } ?? false && !passages.isEmpty && passages.allSatisfy { $0.isArchive == true }
-        if calibrated, relevant.isEmpty, let evidence,
+        if let evidence, evidence.hasVectors, relevant.isEmpty, !passages.isEmpty, passages.allSatisfy({ $0.isArchive == true }),
            !passages.contains(where: { evidence.support(of: $0.number) >= AnswerEvidence.relevanceThreshold }) {
             return []
         }
