@@ -30,8 +30,8 @@ func checkReplyMarkers(in text: String) {
     }
     // The scan it replaced is quadratic: compared on inputs it finishes quickly.
     if text.utf8.count <= 1_024 {
-        let scanned = markers.flatMap { marker in marker.numbers.map { Reference(number: $0, open: marker.range.lowerBound, close: marker.range.upperBound) } }
-        require(scanned == referenceMarkers(in: text), "the scanner disagrees with the scan it replaced")
+        let scanned = markers.flatMap { marker in marker.numbers.map { ReferenceMarker(number: $0, range: marker.range) } }
+        require(scanned == referenceCitationMarkers(in: text), "the scanner disagrees with the scan it replaced")
     }
 }
 
@@ -50,27 +50,4 @@ func checkAnswerMarkers(in text: String) {
         require(end > start && end <= scalars.count && end - start <= 40 && scalars[end - 1] == "]", "answer marker ends at \(end)")
         require(numbers.allSatisfy { (1...9_999).contains($0) } && numbers.count <= 40 * 50, "answer marker numbers \(numbers.count)")
     }
-}
-
-/// One number of a marker as `CitationFinder.markers(in:)` reported it before the scanner.
-struct Reference: Equatable {
-    var number: Int
-    var open: String.Index
-    var close: String.Index
-}
-
-/// `CitationFinder.markers(in:)` as it was (quadratic: a "]" searched for after every "[").
-func referenceMarkers(in text: String) -> [Reference] {
-    var found: [Reference] = []
-    var index = text.startIndex
-    while let open = text[index...].firstIndex(of: "[") {
-        guard let close = text[open...].firstIndex(of: "]") else { break }
-        let inside = text[text.index(after: open)..<close]
-        let numbers = inside.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        if !numbers.isEmpty, numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } && $0.count <= 3 }) {
-            for number in numbers { found.append(Reference(number: Int(number)!, open: open, close: text.index(after: close))) }
-        }
-        index = text.index(after: open)
-    }
-    return found
 }

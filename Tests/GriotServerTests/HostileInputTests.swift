@@ -48,11 +48,9 @@ import Testing
 
     @Test func theCoachRoutesAnswerEveryHostileString() async throws {
         let service = try await TestService(routeLimits: .generous)
-        let verifier = service.verifier
         try await service.test(.live) { client in
             for (index, hostile) in HostileStrings.all.enumerated() {
-                let token = try await verifier.mintDevelopmentToken(userID: "hostile-coach-\(index)", role: .client, courseIDs: ["course-1"], expiresIn: 600)
-                let headers: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json"]
+                let headers = try await service.headers("hostile-coach-\(index)", courses: ["course-1"])
                 let opened = try await live(client, .POST, "/api/coach/threads", headers: headers, body: raw(#"{"course_id": "course-1"}"#))
                 #expect(opened.status == 200 || opened.status == 201, "\(opened.text)")
                 let threadID = try #require(object(opened.text)["id"] as? String)
@@ -78,10 +76,8 @@ import Testing
 
     @Test func theAdminAndSearchRoutesAnswerEveryHostileString() async throws {
         let service = try await TestService(routeLimits: .generous)
-        let verifier = service.verifier
         try await service.test(.live) { client in
-            let admin = try await verifier.mintDevelopmentToken(userID: "hostile-admin", role: .admin, courseIDs: ["course-1"], expiresIn: 600)
-            let headers: HTTPFields = [.authorization: "Bearer \(admin)", .contentType: "application/json"]
+            let headers = try await service.headers("hostile-admin", role: .admin, courses: ["course-1"])
             for hostile in HostileStrings.all {
                 let instructions = try await live(client, .PUT, "/api/coach/courses/course-1/instructions", headers: headers,
                                                   body: raw(#"{"instructions": \#(hostile.json), "title": \#(hostile.json)}"#))

@@ -49,9 +49,8 @@ import Testing
         var random = SplitMix64(seed: 25)
         for _ in 0..<3_000 {
             let text = (0..<Int(random.next() % 24)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined()
-            let scanned = CitationMarkerScanner.markers(in: text).flatMap { marker in marker.numbers.map { ($0, marker.range) } }
-            let reference = Self.referenceMarkers(in: text)
-            #expect(scanned.map(\.0) == reference.map(\.0) && scanned.map(\.1) == reference.map(\.1), "\(text.unicodeScalars.map(\.value))")
+            let scanned = CitationMarkerScanner.markers(in: text).flatMap { marker in marker.numbers.map { ReferenceMarker(number: $0, range: marker.range) } }
+            #expect(scanned == referenceCitationMarkers(in: text), "\(text.unicodeScalars.map(\.value))")
         }
     }
 
@@ -64,21 +63,6 @@ import Testing
         let small = fastest(String(repeating: "[", count: 100_000) + "]")
         let large = fastest(String(repeating: "[", count: 1_000_000) + "]")
         #expect(large < small * 30, "100 kB took \(small), 1 MB \(large)")
-    }
-
-    static func referenceMarkers(in text: String) -> [(Int, Range<String.Index>)] {
-        var found: [(Int, Range<String.Index>)] = []
-        var index = text.startIndex
-        while let open = text[index...].firstIndex(of: "[") {
-            guard let close = text[open...].firstIndex(of: "]") else { break }
-            let inside = text[text.index(after: open)..<close]
-            let numbers = inside.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            if !numbers.isEmpty, numbers.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } && $0.count <= 3 }) {
-                for number in numbers { found.append((Int(number)!, open..<text.index(after: close))) }
-            }
-            index = text.index(after: open)
-        }
-        return found
     }
 }
 
