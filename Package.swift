@@ -81,8 +81,10 @@ let package = Package(
         .target(name: "GriotAuth", dependencies: [
             .product(name: "JWTKit", package: "jwt-kit"),
         ]),
+        // Pango and Cairo (text laid out, shaped and drawn into a PDF, fonts embedded and subset).
+        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         // Conversation exports for coaches and admins: JSON, and PDF marked "Confidential".
-        .target(name: "GriotExport", dependencies: ["GriotStore"]),
+        .target(name: "GriotExport", dependencies: ["GriotStore", "CPangoCairo"]),
         // The HTTP service on Hummingbird: routes, SSE, auth, rate limits, audit, metrics.
         .target(name: "GriotServer", dependencies: [
             "GriotChat", "GriotArchive", "GriotAuth", "GriotExport", "GriotStore", "GriotSearch", "GriotStories", "GriotProviders", "GriotPrompts",
@@ -113,7 +115,7 @@ let package = Package(
         ]),
         .executableTarget(name: "GriotBench", dependencies: [
             "GriotSearch", "GriotText", "GriotStories", "GriotEmbedding", "GriotTokens", "GriotAuth", "GriotSafety",
-            "GriotArchive", "GriotChat", "GriotEval", "GriotPrompts", "GriotStore",
+            "GriotArchive", "GriotChat", "GriotEval", "GriotPrompts", "GriotStore", "GriotExport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -144,7 +146,7 @@ let package = Package(
             "GriotEval", "GriotChat", "GriotArchive", "GriotStore", "GriotPrompts", "GriotEmbedding", "GriotProviders", "GriotSearch", "GriotTestSupport",
         ]),
         .testTarget(name: "GriotAuthTests", dependencies: ["GriotAuth", .product(name: "JWTKit", package: "jwt-kit")]),
-        .testTarget(name: "GriotExportTests", dependencies: ["GriotExport", "GriotStore"]),
+        .testTarget(name: "GriotExportTests", dependencies: ["GriotExport", "GriotStore", "GriotTestSupport"]),
         .testTarget(name: "GriotServerTests", dependencies: [
             "GriotServer", "GriotChat", "GriotArchive", "GriotStore", "GriotAuth", "GriotTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

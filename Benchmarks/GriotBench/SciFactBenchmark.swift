@@ -11,7 +11,7 @@ struct GriotBench: AsyncParsableCommand {
         abstract: "Benchmarks that compare Griot with peers measured in the same run.",
         subcommands: [SciFactBenchmark.self, EmbeddingBenchmark.self, LatencyBenchmark.self, TokenBenchmark.self, ServeLoadBenchmark.self,
                       PIIBenchmark.self, ModerationBenchmark.self, GroundednessBenchmark.self, ClaimsBenchmark.self,
-                      ExtractiveTurnBenchmark.self, LongReplyBenchmark.self, FairnessBenchmark.self])
+                      ExtractiveTurnBenchmark.self, LongReplyBenchmark.self, FairnessBenchmark.self, PDFExportBenchmark.self])
 }
 
 /// BM25 retrieval quality and speed on BEIR SciFact, with tantivy run on the same data.

@@ -7,10 +7,10 @@ extension Date {
         return "\(parts.year)-\(parts.month)-\(parts.day) \(parts.hour):\(parts.minute) UTC"
     }
 
-    /// A PDF date in UTC: `D:20250501140300Z`.
-    var pdfDate: String {
+    /// ISO 8601 to the second in UTC, as Cairo takes a PDF's dates: `2025-05-01T14:03:00Z`.
+    var iso8601Seconds: String {
         let parts = utcParts
-        return "D:\(parts.year)\(parts.month)\(parts.day)\(parts.hour)\(parts.minute)\(parts.second)Z"
+        return "\(parts.year)-\(parts.month)-\(parts.day)T\(parts.hour):\(parts.minute):\(parts.second)Z"
     }
 
     private var utcParts: (year: String, month: String, day: String, hour: String, minute: String, second: String) {

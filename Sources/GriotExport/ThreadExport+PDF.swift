@@ -1,14 +1,13 @@
 import Foundation
 
 extension ThreadExport {
-    /// The export as a PDF 1.4 document: a header on every page (thread title, course, export
-    /// time and person, "Page n of N"), each message with its role, time and — when it did not
-    /// complete — its status, and a large diagonal light-grey "Confidential" on every page.
+    /// The export as a PDF: a header on every page (thread title, course, export time and
+    /// person, "Page n of N"), each message with its role, time and — when it did not complete —
+    /// its status, and a large diagonal light-grey "Confidential" on every page.
     ///
-    /// Text is set in the standard Helvetica fonts, which cover WinAnsi (Western European)
-    /// characters only: typographic quotes and dashes print as themselves, and characters the
-    /// fonts cannot show — emoji, CJK, Cyrillic and the like — print as "?". Use ``json()`` when
-    /// the exact text matters.
+    /// Every message is set exactly as written, in any script: ``PDFRenderer`` shapes it with
+    /// Pango and embeds a subset of each font used, so a PDF reader can select, search and copy
+    /// the text.
     ///
     /// ```swift
     /// let pdf = export.pdf()
@@ -16,12 +15,11 @@ extension ThreadExport {
     /// ```
     public func pdf(pageSize: PDFPageSize = .letter) -> Data {
         let title = thread.title.isEmpty ? "Untitled conversation" : thread.title
-        var writer = PDFDocumentWriter(pageSize: pageSize, info: .init(
+        let metadata = PDFRenderer.Metadata(
             title: title, author: exportedBy, subject: "Confidential: \(courseTitle ?? "conversation") export",
-            creationDate: exportedAt))
-        for page in TranscriptLayout(export: self, pageSize: pageSize).pages() {
-            writer.addPage(page)
+            creationDate: exportedAt)
+        return PDFRenderer.document(pageSize: pageSize, metadata: metadata) { renderer in
+            TranscriptLayout(export: self, pageSize: pageSize).draw(with: renderer)
         }
-        return writer.write()
     }
 }

@@ -3,14 +3,15 @@ import GriotStore
 
 /// Lays a thread export out on pages: the header on every page (thread title, course, when and
 /// by whom it was exported, "Page n of N"), the messages wrapped to the measure with page breaks
-/// between lines, and the diagonal "Confidential" watermark under everything.
+/// between lines, and the diagonal "Confidential" watermark under everything. Text in any script
+/// is set as written (``PDFRenderer`` shapes it and finds a font for every character).
 ///
 /// ```swift
-/// let pages = TranscriptLayout(export: export, pageSize: .letter).pages()
-/// var writer = PDFDocumentWriter(pageSize: .letter, info: info)
-/// pages.forEach { writer.addPage($0) }
+/// let pdf = PDFRenderer.document(pageSize: .letter, metadata: metadata) { renderer in
+///     TranscriptLayout(export: export, pageSize: .letter).draw(with: renderer)
+/// }
 /// ```
-struct TranscriptLayout: Sendable {
+struct TranscriptLayout {
     static let watermark = "Confidential"
 
     var export: ThreadExport
@@ -19,12 +20,12 @@ struct TranscriptLayout: Sendable {
     // Measurements in points.
     private let margin = 54.0
     private let headerHeight = 40.0
-    private let bodyFont = StandardFont.helvetica
     private let bodySize = 10.5
     private let bodyLeading = 14.0
     private let labelSize = 10.0
     private let labelLeading = 15.0
     private let metaSize = 9.0
+    private let metaGray = 0.35
     private let messageIndent = 10.0
     private let messageGap = 10.0
 
@@ -33,89 +34,101 @@ struct TranscriptLayout: Sendable {
         self.pageSize = pageSize
     }
 
-    /// Every page's complete content stream, watermark first so the text sits on top of it.
-    func pages() -> [PDFContentStream] {
-        let bodies = bodyPages()
-        return bodies.enumerated().map { index, body in
-            var page = PDFContentStream()
-            drawWatermark(on: &page)
-            drawHeader(on: &page, pageNumber: index + 1, pageCount: bodies.count)
-            page.append(body)
-            return page
+    /// One line of the body placed on a page: which block, which of its lines, where.
+    private struct PlacedLine {
+        var block: PDFRenderer.TextBlock
+        var line: Int
+        var x: Double
+        var top: Double
+    }
+
+    /// Lays out every page, then draws each: watermark first, so the text sits on top of it.
+    func draw(with renderer: PDFRenderer) {
+        let pages = bodyPages(renderer)
+        for (index, lines) in pages.enumerated() {
+            drawWatermark(renderer)
+            drawHeader(renderer, pageNumber: index + 1, pageCount: pages.count)
+            for placed in lines {
+                renderer.draw(placed.block.lines[placed.line], of: placed.block, x: placed.x, top: placed.top)
+            }
+            renderer.endPage()
         }
     }
 
     // MARK: Body
 
     private var contentWidth: Double { pageSize.width - 2 * margin }
-    private var bodyTop: Double { pageSize.height - margin - headerHeight }
+    private var bodyTop: Double { margin + headerHeight }
+    private var bodyBottom: Double { pageSize.height - margin }
 
     /// The messages set line by line, a new page whenever the next line would cross the bottom margin.
-    private func bodyPages() -> [PDFContentStream] {
-        var pages: [PDFContentStream] = []
-        var page = PDFContentStream()
+    private func bodyPages(_ renderer: PDFRenderer) -> [[PlacedLine]] {
+        var pages: [[PlacedLine]] = []
+        var page: [PlacedLine] = []
         var y = bodyTop
-        func room(for height: Double) -> Bool { y - height >= margin }
+        func room(for height: Double) -> Bool { y + height <= bodyBottom }
         func newPage() {
             pages.append(page)
-            page = PDFContentStream()
+            page = []
             y = bodyTop
         }
-
-        for line in summaryLines() {
-            y -= bodyLeading
-            page.text(line, font: .helvetica, size: metaSize, x: margin, y: y, gray: 0.35)
+        func place(_ block: PDFRenderer.TextBlock, x: Double, leading: Double) {
+            for (index, line) in block.lines.enumerated() {
+                let height = max(leading, line.height)
+                if !room(for: height), !page.isEmpty { newPage() }
+                page.append(PlacedLine(block: block, line: index, x: x, top: y))
+                y += height
+            }
         }
+
+        let meta = PDFRenderer.TextStyle(size: metaSize, gray: metaGray)
+        place(renderer.text(summary, style: meta, width: contentWidth), x: margin, leading: bodyLeading)
         if export.messages.isEmpty {
-            y -= messageGap + bodyLeading
-            page.text(WinAnsiEncoding.bytes(for: "This thread has no messages to export."), font: bodyFont, size: bodySize,
-                      x: margin, y: y)
+            y += messageGap
+            place(renderer.text("This thread has no messages to export.", style: .init(size: bodySize), width: contentWidth),
+                  x: margin, leading: bodyLeading)
         }
 
-        let breaker = LineBreaker(font: bodyFont, size: bodySize, width: contentWidth - messageIndent)
+        let bodyWidth = contentWidth - messageIndent
         for message in export.messages {
-            var lines = breaker.lines(for: message.content)
-            let isEmpty = lines.allSatisfy(\.isEmpty)
-            if isEmpty { lines = [WinAnsiEncoding.bytes(for: "(no text)")] }
+            let isEmpty = message.content.allSatisfy(\.isWhitespace)
+            let body = isEmpty
+                ? renderer.text("(no text)", style: .init(size: bodySize, gray: 0.45), width: bodyWidth)
+                : renderer.text(message.content, style: .init(size: bodySize), width: bodyWidth)
+            let label = renderer.styledText(labelRuns(for: message), width: contentWidth)
             // A label is never left alone at the foot of a page: it needs its first line with it.
-            if !room(for: messageGap + labelLeading + bodyLeading) {
+            let firstLine = max(bodyLeading, body.lines.first?.height ?? 0)
+            let labelHeight = label.height(leading: labelLeading)
+            if !room(for: messageGap + labelHeight + firstLine) {
                 newPage()
             } else {
-                y -= messageGap
+                y += messageGap
             }
-            y -= labelLeading
-            drawLabel(for: message, on: &page, y: y)
-            for line in lines {
-                if !room(for: bodyLeading) { newPage() }
-                y -= bodyLeading
-                page.text(line, font: bodyFont, size: bodySize, x: margin + messageIndent, y: y, gray: isEmpty ? 0.45 : 0)
-            }
+            place(label, x: margin, leading: labelLeading)
+            place(body, x: margin + messageIndent, leading: bodyLeading)
         }
         pages.append(page)
         return pages
     }
 
     /// Who the conversation is between and its size, once, at the top of the first page.
-    private func summaryLines() -> [[UInt8]] {
+    private var summary: String {
         let thread = export.thread
-        let summary = "Assistant: \(thread.assistant)  \u{B7}  User: \(thread.userID)  \u{B7}  "
+        return "Assistant: \(thread.assistant)  \u{B7}  User: \(thread.userID)  \u{B7}  "
             + "Started \(thread.createdAt.exportTimestamp)  \u{B7}  \(export.messages.count) "
             + (export.messages.count == 1 ? "message" : "messages")
-        return LineBreaker(font: .helvetica, size: metaSize, width: contentWidth).lines(for: summary)
     }
 
     /// "User · 2025-05-01 14:03 UTC", with the status in bold when the message did not complete.
-    private func drawLabel(for message: MessageRecord, on page: inout PDFContentStream, y: Double) {
-        let role = WinAnsiEncoding.bytes(for: message.role == .user ? "User" : "Assistant")
-        page.text(role, font: .helveticaBold, size: labelSize, x: margin, y: y)
-        var x = margin + StandardFont.helveticaBold.width(of: role, size: labelSize)
-        let time = WinAnsiEncoding.bytes(for: "  \u{B7}  \(message.createdAt.exportTimestamp)")
-        page.text(time, font: .helvetica, size: metaSize, x: x, y: y, gray: 0.35)
-        x += StandardFont.helvetica.width(of: time, size: metaSize)
+    private func labelRuns(for message: MessageRecord) -> [(String, PDFRenderer.TextStyle)] {
+        var runs: [(String, PDFRenderer.TextStyle)] = [
+            (message.role == .user ? "User" : "Assistant", .init(size: labelSize, bold: true)),
+            ("  \u{B7}  \(message.createdAt.exportTimestamp)", .init(size: metaSize, gray: metaGray)),
+        ]
         if message.status != .complete {
-            let status = WinAnsiEncoding.bytes(for: "  \u{B7}  \(Self.statusNote(message.status))")
-            page.text(status, font: .helveticaBold, size: metaSize, x: x, y: y)
+            runs.append(("  \u{B7}  \(Self.statusNote(message.status))", .init(size: metaSize, bold: true)))
         }
+        return runs
     }
 
     static func statusNote(_ status: MessageStatus) -> String {
@@ -131,53 +144,36 @@ struct TranscriptLayout: Sendable {
 
     // MARK: Header and watermark
 
-    private func drawHeader(on page: inout PDFContentStream, pageNumber: Int, pageCount: Int) {
-        let top = pageSize.height - margin
-        let pageLabel = WinAnsiEncoding.bytes(for: "Page \(pageNumber) of \(pageCount)")
-        let pageLabelWidth = StandardFont.helvetica.width(of: pageLabel, size: metaSize)
-        page.text(pageLabel, font: .helvetica, size: metaSize, x: pageSize.width - margin - pageLabelWidth, y: top - 12, gray: 0.35)
+    private func drawHeader(_ renderer: PDFRenderer, pageNumber: Int, pageCount: Int) {
+        let meta = PDFRenderer.TextStyle(size: metaSize, gray: metaGray)
+        let pageLabel = renderer.text("Page \(pageNumber) of \(pageCount)", style: meta, width: nil)
+        renderer.draw(pageLabel, x: pageSize.width - margin - pageLabel.width, top: margin + 2)
 
         let title = export.thread.title.isEmpty ? "Untitled conversation" : export.thread.title
-        let titleBytes = Self.fitting(WinAnsiEncoding.bytes(for: Self.singleLine(title)),
-                                      font: .helveticaBold, size: 12, width: contentWidth - pageLabelWidth - 12)
-        page.text(titleBytes, font: .helveticaBold, size: 12, x: margin, y: top - 12)
+        let titleBlock = renderer.text(Self.singleLine(title), style: .init(size: 12, bold: true),
+                                       width: contentWidth - pageLabel.width - 12, ellipsized: true)
+        renderer.draw(titleBlock, x: margin, top: margin)
 
         let course = export.courseTitle ?? export.thread.courseID ?? "none"
         let details = "Course: \(course)  \u{B7}  Exported \(export.exportedAt.exportTimestamp) by \(export.exportedBy)"
-        let detailBytes = Self.fitting(WinAnsiEncoding.bytes(for: Self.singleLine(details)),
-                                       font: .helvetica, size: metaSize, width: contentWidth)
-        page.text(detailBytes, font: .helvetica, size: metaSize, x: margin, y: top - 26, gray: 0.35)
-        page.rule(fromX: margin, toX: pageSize.width - margin, y: top - 33)
+        renderer.draw(renderer.text(Self.singleLine(details), style: meta, width: contentWidth, ellipsized: true),
+                      x: margin, top: margin + 17)
+        renderer.rule(fromX: margin, toX: pageSize.width - margin, y: margin + 33)
     }
 
     /// A large light-grey "Confidential" across the page's diagonal, centred.
-    private func drawWatermark(on page: inout PDFContentStream) {
-        let font = StandardFont.helveticaBold
-        let text = WinAnsiEncoding.bytes(for: Self.watermark)
+    private func drawWatermark(_ renderer: PDFRenderer) {
         let diagonal = (pageSize.width * pageSize.width + pageSize.height * pageSize.height).squareRoot()
-        let angle = atan2(pageSize.height, pageSize.width)
-        // The word spans 60% of the diagonal, whatever the paper.
-        let size = 0.6 * diagonal / font.width(of: text, size: 1)
-        let halfWidth = font.width(of: text, size: size) / 2
-        let halfCapHeight = 0.718 * size / 2 // Helvetica-Bold's cap height is 718/1000 em.
-        // Start the baseline so the word's centre lands on the page's centre after rotation.
-        let x = pageSize.width / 2 - (halfWidth * cos(angle) - halfCapHeight * sin(angle))
-        let y = pageSize.height / 2 - (halfWidth * sin(angle) + halfCapHeight * cos(angle))
-        page.rotatedText(text, font: font, size: size, x: x, y: y, angle: angle, gray: 0.85)
+        // The word spans 60% of the diagonal, whatever the paper: measured at 100 pt, then scaled.
+        let probe = renderer.text(Self.watermark, style: .init(size: 100, bold: true), width: nil)
+        let size = 100 * 0.6 * diagonal / probe.width
+        let word = renderer.text(Self.watermark, style: .init(size: size, bold: true, gray: 0.85), width: nil)
+        renderer.drawRotated(word, centreX: pageSize.width / 2, centreY: pageSize.height / 2,
+                             angle: atan2(pageSize.height, pageSize.width))
     }
 
     /// Header text on one line: every kind of line break ("\r\n", U+2028…) becomes a space.
     static func singleLine(_ text: String) -> String {
         String(text.map { $0.isNewline ? " " : $0 })
-    }
-
-    /// `bytes` cut to fit `width`, ending in an ellipsis when anything was cut.
-    static func fitting(_ bytes: [UInt8], font: StandardFont, size: Double, width: Double) -> [UInt8] {
-        guard font.width(of: bytes, size: size) > width else { return bytes }
-        let ellipsis: UInt8 = 0x85
-        var cut = bytes
-        while !cut.isEmpty, font.width(of: cut + [ellipsis], size: size) > width { cut.removeLast() }
-        while cut.last == UInt8(ascii: " ") { cut.removeLast() }
-        return cut + [ellipsis]
     }
 }

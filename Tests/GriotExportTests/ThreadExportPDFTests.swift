@@ -1,8 +1,12 @@
 import Foundation
 @testable import GriotExport
 import GriotStore
+import GriotTestSupport
 import Testing
 
+/// The PDF is read back by poppler-utils, an independent reader: what `pdftotext` recovers is
+/// what a person searching or copying from the file gets. In the reading-order text
+/// (`-nodiag`) the diagonal watermark is left out; in content-stream order (`raw`) it comes first.
 @Suite("Thread export as PDF")
 struct ThreadExportPDFTests {
     private let shortThread = ExportFixtures.export([
@@ -10,58 +14,106 @@ struct ThreadExportPDFTests {
         ExportFixtures.message(2, .assistant, "She ran the boarding house on Dumaine Street from 1931."),
     ])
 
-    @Test("The file starts with %PDF-1.4 and its last line is %%EOF")
-    func headerAndEnd() throws {
-        let pdf = shortThread.pdf()
-        #expect(pdf.starts(with: Array("%PDF-1.4\n".utf8)))
-        let text = String(decoding: pdf, as: UTF8.self)
-        let lastLine = text.split(separator: "\n", omittingEmptySubsequences: true).last
-        #expect(lastLine == "%%EOF")
+    /// Messages in every script the export must keep: Latin with diacritics, Greek, Cyrillic,
+    /// Chinese, Arabic and Hebrew (right to left), combining marks and emoji.
+    static let everyScript: [(MessageRecord.Role, String)] = [
+        (.user, "Zofia Łukasiewicz here. Моя бабушка said 我想念她 — Ελένη too 😊"),
+        (.assistant, "Your grandmother Ελένη Παπαδοπούλου baked bread in Θεσσαλονίκη every Sunday 🍞"),
+        (.user, "Дедушка Алексей Иванович работал на заводе в Харькове с 1952 года."),
+        (.assistant, "李秀英 was born in 上海 in 1931; 她的女儿叫王芳。"),
+        (.user, "جدتي فاطمة الزهراء كانت تخبز الخبز كل صباح في حلب"),
+        (.assistant, "סבתא שלי רבקה אפתה חלות בכל יום שישי בירושלים"),
+        (.user, "Nguyễn Thị Hương lived in Huế; Ñandú, São Paulo, Zoë and Søren came too 🎉"),
+    ]
+
+    @Test("A thread in seven scripts reads back exactly, every font embedded")
+    func everyScriptReadsBack() throws {
+        let messages = Self.everyScript.enumerated().map { ExportFixtures.message($0.offset + 1, $0.element.0, $0.element.1) }
+        let pdf = ExportFixtures.export(messages, thread: ExportFixtures.thread(title: "Zofia Łukasiewicz — 李秀英")).pdf()
+        let (text, errors) = try Poppler.text(of: pdf, noDiagonal: true)
+        #expect(errors.isEmpty, "poppler complained: \(errors)")
+        let lines = text.split(whereSeparator: \.isNewline).map { Self.comparable(String($0)) }
+        for (_, message) in Self.everyScript {
+            let expected = Self.comparable(message)
+            #expect(lines.contains { $0 == expected }, "'\(message)' is not on the page as written; pdftotext gave:\n\(text)")
+        }
+        #expect(text.contains("Zofia Łukasiewicz — 李秀英"), "the header's title keeps its characters")
+
+        let fonts = try Poppler.fonts(of: pdf)
+        #expect(fonts.count >= 4, "Latin, CJK, Arabic or Hebrew and the emoji outlines each need a font: \(fonts)")
+        for font in fonts {
+            #expect(font.embedded, "\(font.name) (\(font.type)) is not embedded")
+        }
     }
 
-    @Test("Every xref offset points at its 'n 0 obj', and stream lengths are right")
-    func crossReferenceTable() throws {
-        // PDFInspection throws on a wrong offset, a bad entry, a trailer /Size mismatch or a wrong /Length.
-        let inspection = try PDFInspection(shortThread.pdf())
-        #expect(inspection.offsets.count >= 7) // catalog, pages, info, two fonts, a page and its content
-        #expect(inspection.declaredPageCount == inspection.pageCount)
+    @Test("The file is a PDF a reader accepts, with the thread's metadata")
+    func metadata() throws {
+        let pdf = shortThread.pdf()
+        #expect(pdf.starts(with: Array("%PDF-1.".utf8)))
+        let info = try Poppler.info(of: pdf)
+        #expect(info["Pages"] == "1")
+        #expect(info["Title"] == "Who was Aunt Lil?")
+        #expect(info["Author"] == "coach@example.edu")
+        #expect(info["Subject"] == "Confidential: Oral History 101 export")
+        #expect(info["Creator"] == "Griot")
+        #expect(info["CreationDate"] == "2025-05-02T09:00:00Z" || info["CreationDate"] == "2025-05-02T09:00:00+00")
     }
 
     @Test("A short thread fits on one page with the watermark, the header and the messages")
     func shortThreadOnePage() throws {
-        let inspection = try PDFInspection(shortThread.pdf())
-        #expect(inspection.pageCount == 1)
-        let page = try #require(inspection.pageContents.first)
-        #expect(page.contains("(Confidential) Tj"))
-        #expect(page.contains("(Page 1 of 1) Tj"))
-        #expect(page.contains("(Who was Aunt Lil?) Tj"))
-        #expect(page.contains("(Course: Oral History 101  \\267  Exported 2025-05-02 09:00 UTC by coach@example.edu) Tj"))
-        #expect(page.contains("(She ran the boarding house on Dumaine Street from 1931.) Tj"))
+        let pdf = shortThread.pdf()
+        let (raw, _) = try Poppler.text(of: pdf, raw: true)
+        let rawLines = raw.split(whereSeparator: \.isNewline).map(String.init)
+        #expect(Self.startsWithWatermark(rawLines), "the watermark is drawn first, under the text")
+        #expect(rawLines.contains("Page 1 of 1"))
+        #expect(rawLines.contains("Course: Oral History 101 · Exported 2025-05-02 09:00 UTC by coach@example.edu"))
+        let (text, _) = try Poppler.text(of: pdf, noDiagonal: true)
+        #expect(text.contains("Who was Aunt Lil?"))
+        #expect(text.contains("She ran the boarding house on Dumaine Street from 1931."))
     }
 
     @Test("200 messages run to several pages, each with the watermark and its own page number")
     func longThread() throws {
-        let inspection = try PDFInspection(ExportFixtures.export(ExportFixtures.longConversation(200)).pdf())
-        #expect(inspection.pageCount >= 5)
-        #expect(inspection.declaredPageCount == inspection.pageCount)
-        for (index, page) in inspection.pageContents.enumerated() {
-            #expect(page.contains("(Confidential) Tj"), "page \(index + 1) has no watermark")
-            #expect(page.contains("(Page \(index + 1) of \(inspection.pageCount)) Tj"))
-            #expect(page.contains("(Who was Aunt Lil?) Tj"), "page \(index + 1) has no title in its header")
+        let pdf = ExportFixtures.export(ExportFixtures.longConversation(200)).pdf()
+        let pageCount = try #require(Int(try Poppler.info(of: pdf)["Pages"] ?? ""))
+        #expect(pageCount >= 5)
+        for page in 1...pageCount {
+            let (raw, _) = try Poppler.text(of: pdf, page: page, raw: true)
+            let lines = raw.split(whereSeparator: \.isNewline).map(String.init)
+            #expect(Self.startsWithWatermark(lines), "page \(page) has no watermark")
+            #expect(lines.contains("Page \(page) of \(pageCount)"))
+            #expect(lines.contains("Who was Aunt Lil?"), "page \(page) has no title in its header")
         }
-        // Nothing is lost at the page breaks: the last reply's last words are on the last page.
-        #expect(try #require(inspection.pageContents.last).contains("Reply number 200 ends here."))
+        // Nothing is lost at the page breaks: every reply is there, the last on the last page.
+        let (all, _) = try Poppler.text(of: pdf, noDiagonal: true)
+        let flat = all.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for number in stride(from: 2, through: 200, by: 2) {
+            #expect(flat.contains("Reply number \(number) ends here."))
+        }
+        #expect(try Poppler.text(of: pdf, page: pageCount, raw: true).text.contains("Reply number 200 ends here."))
     }
 
-    @Test("The watermark is drawn rotated and in light grey")
+    @Test("The watermark runs up the page's diagonal in light grey, under the text")
     func watermarkIsDiagonalAndGrey() throws {
-        let page = try #require(try PDFInspection(shortThread.pdf()).pageContents.first)
-        let watermark = try #require(page.firstMatch(of: /q (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) (-?[\d.]+) [-\d.]+ [-\d.]+ cm BT \/F2 ([\d.]+) Tf ([\d.]+) g 0 0 Td \(Confidential\) Tj ET Q/))
-        let (cosine, sine) = (Double(watermark.1)!, Double(watermark.2)!)
-        #expect(sine > 0.5 && cosine > 0.5, "the word runs up the diagonal")
-        #expect(Double(watermark.3)! == -sine && Double(watermark.4)! == cosine, "a pure rotation")
-        #expect(Double(watermark.5)! >= 60, "large")
-        #expect(Double(watermark.6)! >= 0.75 && Double(watermark.6)! < 1, "light grey")
+        let pdf = ExportFixtures.export([]).pdf()
+        let words = try #require(try Poppler.words(of: pdf).first)
+        // Poppler gives the rotated word in pieces of a letter or two; from the bottom of the
+        // page up, each piece is further right, and they spell the word.
+        let pieces = words.filter { $0.yMax - $0.yMin > 30 }.sorted { $0.yMin > $1.yMin }
+        #expect(pieces.count >= 4)
+        #expect(pieces.map(\.text).joined().hasPrefix("Confidentia"), "\(pieces.map(\.text))")
+        for (lower, upper) in zip(pieces, pieces.dropFirst()) {
+            #expect(upper.xMin > lower.xMin, "'\(upper.text)' is not to the right of '\(lower.text)'")
+        }
+        // At the page's centre the page shows the watermark's light grey, nothing darker.
+        let image = try Poppler.grayImage(of: pdf, dpi: 36)
+        var centre: [UInt8] = []
+        let (midX, midY) = (image.width / 2, image.height / 2)
+        for y in (midY - 6)...(midY + 6) {
+            for x in (midX - 6)...(midX + 6) { centre.append(image.pixels[y * image.width + x]) }
+        }
+        let darkest = try #require(centre.min())
+        #expect(darkest >= 190 && darkest <= 235, "the centre's darkest grey is \(darkest)")
     }
 
     @Test("Unfinished replies show their status on the page")
@@ -71,84 +123,103 @@ struct ThreadExportPDFTests {
             ExportFixtures.message(2, .assistant, "She ran the board", status: .stopped),
             ExportFixtures.message(3, .assistant, "", status: .failed),
         ])
-        let page = try #require(try PDFInspection(export.pdf()).pageContents.first)
-        #expect(page.contains("(  \\267  stopped by the user) Tj"))
-        #expect(page.contains("(  \\267  failed \\(the model broke off\\)) Tj"))
-        #expect(page.contains("(\\(no text\\)) Tj"))
+        let (text, _) = try Poppler.text(of: export.pdf(), raw: true)
+        #expect(text.contains("stopped by the user"))
+        #expect(text.contains("failed (the model broke off)"))
+        #expect(text.contains("(no text)"))
     }
 
-    @Test("Parentheses, backslashes, quotes, emoji and CJK leave a valid file, escaped or replaced")
+    @Test("Markup characters, PDF syntax and control characters are text, read back as written")
     func awkwardText() throws {
-        let export = ExportFixtures.export([
-            ExportFixtures.message(1, .user, "Unbalanced ) and ( and (nested (parens)) with C:\\lodgers\\ledger.txt"),
-            ExportFixtures.message(2, .assistant, "“She said ‘never’ — twice…” 🎉👨‍👩‍👧 上海 Ünïcødé"),
-            ExportFixtures.message(3, .user, ") Tj ET\n%%EOF\nendstream"),
-        ], thread: ExportFixtures.thread(title: "Lil's (first) \\ ledger 📒"))
-        let inspection = try PDFInspection(export.pdf())
-        let page = try #require(inspection.pageContents.first)
-        #expect(page.contains("(Unbalanced \\) and \\( and \\(nested \\(parens\\)\\) with C:\\\\lodgers\\\\ledger.txt) Tj"))
-        // Typographic quotes and dashes keep their WinAnsi codes; the emoji and each CJK character become "?".
-        #expect(page.contains("(\\223She said \\221never\\222 \\227 twice\\205\\224 ?? ?? \\334n\\357c\\370d\\351) Tj"))
-        #expect(page.contains("(\\) Tj ET) Tj"))
-        #expect(page.contains("(Lil's \\(first\\) \\\\ ledger ?) Tj"))
-        let runs = try PDFInspection.textRuns(in: page)
-        #expect(runs.contains { $0.bytes == Array("%%EOF".utf8) })
+        let messages = [
+            "Unbalanced ) and ( and (nested (parens)) with C:\\lodgers\\ledger.txt",
+            "<b>not bold</b> & <span foreground=\"red\">not red</span> 'quoted'",
+            ") Tj ET %%EOF endstream",
+            "“She said ‘never’ — twice…” Ünïcødé, e\u{301}tude",
+        ]
+        let export = ExportFixtures.export(
+            messages.enumerated().map { ExportFixtures.message($0.offset + 1, .user, $0.element) }
+                + [ExportFixtures.message(9, .assistant, "a NUL \u{0}here and a bell \u{7}there")],
+            thread: ExportFixtures.thread(title: "Lil's (first) \\ <ledger> 📒"))
+        let pdf = export.pdf()
+        let (text, errors) = try Poppler.text(of: pdf, noDiagonal: true)
+        #expect(errors.isEmpty, "poppler complained: \(errors)")
+        let lines = text.split(whereSeparator: \.isNewline).map { Self.comparable(String($0)) }
+        for message in messages {
+            #expect(lines.contains(Self.comparable(message)), "'\(message)' is not on the page; pdftotext gave:\n\(text)")
+        }
+        #expect(lines.contains(Self.comparable("a NUL \u{FFFD}here and a bell \u{FFFD}there")), "a control character shows as �")
+        #expect(text.contains("Lil's (first) \\ <ledger> 📒"))
     }
 
-    @Test("Every line of text stays inside the page margins")
+    @Test("Every word stays inside the page margins, on Letter and A4")
     func linesFitTheMeasure() throws {
         let words = "Aunt Lil's boarding house had eleven rooms, a pantry ledger, and a parrot named Mister Duplantier. "
         let export = ExportFixtures.export([
             ExportFixtures.message(1, .assistant, String(repeating: words, count: 12)),
             ExportFixtures.message(2, .user, String(repeating: "W", count: 400)),
+            ExportFixtures.message(3, .user, String(repeating: "我想念她", count: 60)),
         ], thread: ExportFixtures.thread(title: String(repeating: "A very long thread title ", count: 10)))
-        for pageSize in [PDFPageSize.letter, .a4] {
-            let inspection = try PDFInspection(export.pdf(pageSize: pageSize))
-            for page in inspection.pageContents {
-                for run in try PDFInspection.textRuns(in: page) where !run.isRotated {
-                    let font = run.font == StandardFont.helveticaBold.resourceName ? StandardFont.helveticaBold : .helvetica
-                    let width = font.width(of: run.bytes, size: run.size)
-                    #expect(run.x + width <= pageSize.width - 54 + 0.01,
-                            "'\(PDFInspection.latin1(run.bytes))' runs past the right margin")
+        for (pageSize, name) in [(PDFPageSize.letter, "612 x 792"), (.a4, "595.28 x 841.89")] {
+            let pdf = export.pdf(pageSize: pageSize)
+            #expect(try Poppler.info(of: pdf)["Page size"]?.hasPrefix(name) == true)
+            for page in try Poppler.words(of: pdf) {
+                for word in page where word.yMax - word.yMin < 30 { // the watermark's letters are larger
+                    #expect(word.xMin >= 54 - 0.5 && word.xMax <= pageSize.width - 54 + 0.5,
+                            "'\(word.text)' runs past the margins (\(word.xMin)–\(word.xMax))")
+                    #expect(word.yMin >= 54 - 4 && word.yMax <= pageSize.height - 54 + 4,
+                            "'\(word.text)' runs past the top or bottom margin (\(word.yMin)–\(word.yMax))")
                 }
             }
+            // The title is cut with an ellipsis to fit beside the page number.
+            #expect(try Poppler.text(of: pdf, page: 1, raw: true).text.contains("A very long thread title A very long"))
         }
     }
 
     @Test("A title with line breaks stays on the header's one line")
     func multilineTitle() throws {
         let export = ExportFixtures.export([], thread: ExportFixtures.thread(title: "Aunt Lil\r\nand the\nledger"))
-        let page = try #require(try PDFInspection(export.pdf()).pageContents.first)
-        #expect(page.contains("(Aunt Lil and the ledger) Tj"))
-    }
-
-    @Test("A4 exports use the A4 media box, Letter is the default")
-    func pageSizes() throws {
-        #expect(try PDFInspection(shortThread.pdf()).mediaBoxes == ["0 0 612 792"])
-        #expect(try PDFInspection(shortThread.pdf(pageSize: .a4)).mediaBoxes == ["0 0 595.28 841.89"])
+        let (raw, _) = try Poppler.text(of: export.pdf(), raw: true)
+        #expect(raw.split(whereSeparator: \.isNewline).contains("Aunt Lil and the ledger"))
     }
 
     @Test("A thread with no messages still gives a one-page PDF with the watermark")
     func emptyThread() throws {
-        let inspection = try PDFInspection(ExportFixtures.export([]).pdf())
-        #expect(inspection.pageCount == 1)
-        #expect(try #require(inspection.pageContents.first).contains("(Confidential) Tj"))
+        let pdf = ExportFixtures.export([]).pdf()
+        #expect(try Poppler.info(of: pdf)["Pages"] == "1")
+        let (raw, _) = try Poppler.text(of: pdf, raw: true)
+        #expect(Self.startsWithWatermark(raw.split(whereSeparator: \.isNewline).map(String.init)))
+        #expect(raw.contains("This thread has no messages to export."))
     }
 
-    @Test("pdftotext reads the watermark on every page and the messages back",
-          .enabled(if: Poppler.pdftotext != nil, "pdftotext (poppler-utils) is not installed"))
-    func popplerExtractsText() throws {
-        let export = ExportFixtures.export(ExportFixtures.longConversation(40) + [
-            ExportFixtures.message(41, .user, "“Quoted” (parenthesised) \\ text 🎉"),
-        ])
-        let pageCount = try PDFInspection(export.pdf()).pageCount
-        let (text, errors) = try Poppler.text(of: export.pdf())
-        #expect(errors.isEmpty, "poppler complained: \(errors)")
-        // Poppler gives diagonal text glyph by glyph, one per line, in drawing order.
-        let joined = text.filter { !$0.isWhitespace }
-        #expect(joined.ranges(of: "Confidential").count == pageCount)
-        #expect(text.contains("Aunt Lil ran the boarding house on Dumaine Street"))
-        #expect(text.contains("Page 1 of \(pageCount)"))
-        #expect(text.contains("“Quoted” (parenthesised) \\ text ?"))
+    @Test("Exports made at once on many threads are each whole")
+    func concurrentExports() async throws {
+        let pdfs = await withTaskGroup(of: Data.self) { group in
+            for index in 0..<8 {
+                group.addTask { ExportFixtures.export(ExportFixtures.longConversation(20 + index)).pdf() }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        for pdf in pdfs {
+            let (text, errors) = try Poppler.text(of: pdf, noDiagonal: true)
+            #expect(errors.isEmpty)
+            #expect(text.contains("Reply number 20 ends here."))
+        }
+    }
+
+    /// Whether the page's first drawn text is the watermark: in content order poppler gives the
+    /// rotated word a glyph to a line ("fi" is one ligature).
+    static func startsWithWatermark(_ lines: [String]) -> Bool {
+        var word = ""
+        for line in lines where word.count < TranscriptLayout.watermark.count { word += line }
+        return word == TranscriptLayout.watermark
+    }
+
+    /// A line as compared: whitespace removed (pdftotext's line breaks and spacing are its
+    /// own), and the bidirectional embedding marks it adds around right-to-left text dropped.
+    static func comparable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.filter {
+            !$0.properties.isWhitespace && !(0x202A...0x202E).contains($0.value) && !(0x2066...0x2069).contains($0.value)
+        }))
     }
 }

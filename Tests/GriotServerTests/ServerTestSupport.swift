@@ -84,6 +84,8 @@ struct LiveResponse {
     var status: Int
     var headers: [String: String]
     var text: String
+    /// The body's bytes as they came (a PDF is not text).
+    var data: Data
 }
 
 func live(_ client: any TestClientProtocol, _ method: NIOHTTP1.HTTPMethod, _ path: String, headers: HTTPFields = [:], body: ByteBuffer? = nil) async throws -> LiveResponse {
@@ -95,7 +97,8 @@ func live(_ client: any TestClientProtocol, _ method: NIOHTTP1.HTTPMethod, _ pat
     let collected = try await response.body.collect(upTo: 16 * 1024 * 1024)
     var fields: [String: String] = [:]
     for header in response.headers { fields[header.name.lowercased()] = header.value }
-    return LiveResponse(status: Int(response.status.code), headers: fields, text: String(buffer: collected))
+    return LiveResponse(status: Int(response.status.code), headers: fields, text: String(buffer: collected),
+                        data: Data(collected.readableBytesView))
 }
 
 func object(_ text: String) -> [String: Any] {

@@ -1,4 +1,5 @@
 import Foundation
+import GriotExport
 
 /// Writes a PDF 1.4 file from page content streams: catalog, page tree, the two standard
 /// Helvetica fonts in `WinAnsiEncoding`, an information dictionary, a cross-reference table

@@ -1,0 +1,343 @@
+import CPangoCairo
+import Foundation
+
+/// Every PDF GriotExport writes goes through here: text laid out, broken into lines and shaped by
+/// Pango (HarfBuzz underneath: right-to-left Arabic and Hebrew, CJK, combining marks, emoji),
+/// drawn by Cairo onto a PDF surface that embeds a subset of each font it used, with a
+/// Unicode map, so a reader can select and search the text.
+///
+/// Fonts come from fontconfig: Noto Sans first, and for a character it lacks, the font that has
+/// it (Noto Sans Arabic, Hebrew, CJK, Color Emoji… from Debian's `fonts-noto-*`, installed by
+/// `scripts/setup.sh`). A character no installed font has is drawn as a box, never dropped.
+///
+/// A document is made inside ``document(pageSize:metadata:_:)``, which holds one lock:
+/// fontconfig and Pango's font map are shared by every export of the process.
+///
+/// ```swift
+/// let pdf = PDFRenderer.document(pageSize: .letter, metadata: .init(title: "Thread", creationDate: Date())) { pdf in
+///     let hello = pdf.text("Zofia Łukasiewicz — 李秀英", style: .init(size: 11), width: 400)
+///     pdf.draw(hello, x: 54, top: 54)
+///     pdf.endPage()
+/// }
+/// ```
+final class PDFRenderer {
+    /// What a reader's document properties show; any Unicode.
+    struct Metadata {
+        var title: String
+        var author: String?
+        var subject: String?
+        var creator = "Griot"
+        var creationDate: Date
+    }
+
+    /// A run's font size (points), weight and grey level (0 black, 1 white).
+    struct TextStyle: Sendable {
+        var size: Double
+        var bold = false
+        var gray = 0.0
+    }
+
+    /// Text laid out by Pango: its lines, each with its height and baseline, ready to place.
+    final class TextBlock {
+        struct Line {
+            fileprivate let line: UnsafeMutablePointer<PangoLayoutLine>
+            /// Where the line starts from the block's left edge (right-to-left lines start further in).
+            let x: Double
+            /// The line's logical height, ascent included.
+            let height: Double
+            /// From the line's top to its baseline.
+            let ascent: Double
+            /// Whether a run is set in a colour (bitmap) font, which Cairo draws as an image.
+            fileprivate let hasColourRuns: Bool
+        }
+
+        fileprivate let layout: OpaquePointer
+        let lines: [Line]
+        /// The widest line's logical width.
+        let width: Double
+        let gray: Double
+
+        fileprivate init(layout: OpaquePointer, gray: Double) {
+            self.layout = layout
+            self.gray = gray
+            var lines: [Line] = []
+            let iterator = pango_layout_get_iter(layout)
+            repeat {
+                var ink = PangoRectangle(), logical = PangoRectangle()
+                pango_layout_iter_get_line_extents(iterator, &ink, &logical)
+                let baseline = pango_layout_iter_get_baseline(iterator)
+                if let line = pango_layout_iter_get_line_readonly(iterator) {
+                    lines.append(Line(line: line, x: Self.points(logical.x), height: Self.points(logical.height),
+                                      ascent: Self.points(baseline - logical.y),
+                                      hasColourRuns: PDFRenderer.runs(of: line).contains { PDFRenderer.isColour($0) }))
+                }
+            } while pango_layout_iter_next_line(iterator) != 0
+            pango_layout_iter_free(iterator)
+            self.lines = lines
+            var ink = PangoRectangle(), logical = PangoRectangle()
+            pango_layout_get_extents(layout, &ink, &logical)
+            width = Self.points(logical.width)
+        }
+
+        deinit { g_object_unref(UnsafeMutableRawPointer(layout)) }
+
+        /// The block's height when its lines are set `leading` apart, or further where a line is taller.
+        func height(leading: Double) -> Double {
+            lines.reduce(0) { $0 + max(leading, $1.height) }
+        }
+
+        fileprivate static func points(_ units: Int32) -> Double { Double(units) / Double(PANGO_SCALE) }
+    }
+
+    /// Lays out and draws a whole document; `build` must end each page with ``endPage()``.
+    static func document(pageSize: PDFPageSize, metadata: Metadata, _ build: (PDFRenderer) -> Void) -> Data {
+        lock.withLock {
+            let renderer = PDFRenderer(pageSize: pageSize, metadata: metadata)
+            build(renderer)
+            return renderer.finish()
+        }
+    }
+
+    // MARK: Text
+
+    /// `text` laid out in `style`, broken into lines no wider than `width` (between words where
+    /// it can, inside a word that is too long), or on one line when `width` is nil. With
+    /// `ellipsized`, the text stays on one line and ends in "…" where it would pass `width`.
+    func text(_ text: String, style: TextStyle, width: Double?, ellipsized: Bool = false) -> TextBlock {
+        styledText([(text, style)], width: width, ellipsized: ellipsized, gray: style.gray)
+    }
+
+    /// Runs of text, each in its own style, laid out as one paragraph.
+    func styledText(_ runs: [(String, TextStyle)], width: Double?, ellipsized: Bool = false) -> TextBlock {
+        styledText(runs, width: width, ellipsized: ellipsized, gray: runs.first?.1.gray ?? 0)
+    }
+
+    private func styledText(_ runs: [(String, TextStyle)], width: Double?, ellipsized: Bool, gray: Double) -> TextBlock {
+        let layout = pango_layout_new(context)!
+        var markup = ""
+        for (text, style) in runs {
+            let level = Int((style.gray * 255).rounded())
+            let colour = String(format: "#%02x%02x%02x", level, level, level)
+            markup += "<span font_family=\"\(Self.fontFamily)\" font_weight=\"\(style.bold ? "bold" : "normal")\" "
+                + "size=\"\(Int((style.size * Double(PANGO_SCALE)).rounded()))\" foreground=\"\(colour)\">"
+                + Self.escaped(Self.drawable(text)) + "</span>"
+        }
+        pango_layout_set_markup(layout, markup, -1)
+        if let width {
+            pango_layout_set_width(layout, Int32((width * Double(PANGO_SCALE)).rounded(.down)))
+            if ellipsized {
+                pango_layout_set_ellipsize(layout, PANGO_ELLIPSIZE_END)
+                pango_layout_set_height(layout, -1) // one line
+            } else {
+                pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+            }
+        }
+        return TextBlock(layout: layout, gray: gray)
+    }
+
+    // MARK: Drawing
+
+    /// Draws one line of `block` with its top at `top` (points from the page's top edge).
+    func draw(_ line: TextBlock.Line, of block: TextBlock, x: Double, top: Double) {
+        let baseline = top + line.ascent
+        guard line.hasColourRuns else {
+            cairo_move_to(cairo, x + line.x, baseline)
+            pango_cairo_show_layout_line(cairo, line.line)
+            return
+        }
+        // Cairo 1.16 (Debian 12) draws a colour emoji as an image with no text behind it, so a
+        // reader could not find, select or copy it. Under each such run goes the same text in an
+        // outline font (Symbola), in white, where the emoji covers it. Runs are drawn one by one,
+        // left to right, so the text keeps its order in the file.
+        let text = pango_layout_get_text(block.layout)!
+        var runX = x + line.x
+        for run in Self.runs(of: line.line) {
+            let item = run.pointee.item.pointee
+            let rise = Double(run.pointee.y_offset) / Double(PANGO_SCALE)
+            if Self.isColour(run) {
+                let characters = String(decoding: UnsafeRawBufferPointer(start: text + Int(item.offset), count: Int(item.length)),
+                                        as: UTF8.self)
+                let description = pango_font_describe(item.analysis.font)
+                let size = Double(pango_font_description_get_size(description)) / Double(PANGO_SCALE)
+                pango_font_description_free(description)
+                // Cairo's own text call, not Pango: Pango would pick the colour font again.
+                cairo_save(cairo)
+                cairo_select_font_face(cairo, Self.outlineEmojiFamily, CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
+                cairo_set_font_size(cairo, size)
+                cairo_set_source_rgb(cairo, 1, 1, 1)
+                cairo_move_to(cairo, runX, baseline - rise)
+                cairo_show_text(cairo, characters)
+                cairo_restore(cairo)
+            }
+            let (red, green, blue) = Self.foreground(of: item)
+            cairo_set_source_rgb(cairo, red, green, blue)
+            cairo_move_to(cairo, runX, baseline - rise)
+            pango_cairo_show_glyph_item(cairo, text, run)
+            runX += Double(pango_glyph_string_get_width(run.pointee.glyphs)) / Double(PANGO_SCALE)
+        }
+    }
+
+    /// Draws every line of `block`, the first with its top at `top`, lines `leading` apart (or
+    /// further where a line is taller); returns where the block ends.
+    @discardableResult
+    func draw(_ block: TextBlock, x: Double, top: Double, leading: Double = 0) -> Double {
+        var y = top
+        for line in block.lines {
+            draw(line, of: block, x: x, top: y)
+            y += max(leading, line.height)
+        }
+        return y
+    }
+
+    /// Draws `block` on one line turned `angle` radians anticlockwise about its centre, which
+    /// lands on (`centreX`, `centreY`).
+    func drawRotated(_ block: TextBlock, centreX: Double, centreY: Double, angle: Double) {
+        guard let line = block.lines.first else { return }
+        cairo_save(cairo)
+        cairo_translate(cairo, centreX, centreY)
+        cairo_rotate(cairo, -angle) // Cairo's y axis points down the page.
+        draw(line, of: block, x: -block.width / 2, top: -line.height / 2)
+        cairo_restore(cairo)
+    }
+
+    /// A hairline rule across the page at `y`.
+    func rule(fromX: Double, toX: Double, y: Double, gray: Double = 0.75, width: Double = 0.5) {
+        cairo_save(cairo)
+        cairo_set_source_rgb(cairo, gray, gray, gray)
+        cairo_set_line_width(cairo, width)
+        cairo_move_to(cairo, fromX, y)
+        cairo_line_to(cairo, toX, y)
+        cairo_stroke(cairo)
+        cairo_restore(cairo)
+    }
+
+    /// Ends the page being drawn; the next drawing starts a new one.
+    func endPage() {
+        cairo_show_page(cairo)
+        pageCount += 1
+    }
+
+    // MARK: Internals
+
+    /// The families every run asks for, in order; past them fontconfig finds a font per character.
+    static let fontFamily = "Noto Sans"
+    private static let lock = NSLock()
+    /// Pango's font map, made once (fontconfig reads its configuration and caches then).
+    nonisolated(unsafe) private static var sharedFontMap: UnsafeMutablePointer<PangoFontMap>?
+
+    private final class Sink {
+        var data = Data()
+    }
+
+    private let sink = Sink()
+    private let surface: OpaquePointer
+    private let cairo: OpaquePointer
+    private let context: OpaquePointer
+    private var pageCount = 0
+
+    private init(pageSize: PDFPageSize, metadata: Metadata) {
+        surface = cairo_pdf_surface_create_for_stream({ closure, bytes, length in
+            guard let closure, let bytes else { return CAIRO_STATUS_WRITE_ERROR }
+            Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().data.append(bytes, count: Int(length))
+            return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(sink).toOpaque(), pageSize.width, pageSize.height)
+        cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, metadata.title)
+        if let author = metadata.author { cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_AUTHOR, author) }
+        if let subject = metadata.subject { cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_SUBJECT, subject) }
+        cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, metadata.creator)
+        cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATE_DATE, metadata.creationDate.iso8601Seconds)
+        cairo = cairo_create(surface)
+
+        if Self.sharedFontMap == nil { Self.sharedFontMap = pango_cairo_font_map_new() }
+        context = pango_font_map_create_context(Self.sharedFontMap)
+        pango_cairo_context_set_resolution(context, 72) // sizes in points are sizes in PDF units
+        // Layout with the outlines' own advances, as the PDF draws them: no hinting, no rounding.
+        let options = cairo_font_options_create()
+        cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+        cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
+        pango_cairo_context_set_font_options(context, options)
+        cairo_font_options_destroy(options)
+        pango_context_set_round_glyph_positions(context, 0)
+    }
+
+    private func finish() -> Data {
+        if pageCount == 0 { endPage() } // a reader needs one page to show anything
+        cairo_destroy(cairo)
+        cairo_surface_finish(surface)
+        cairo_surface_destroy(surface)
+        g_object_unref(UnsafeMutableRawPointer(context))
+        return sink.data
+    }
+
+    /// The emoji font drawn under colour emoji: outlines, so the PDF holds the characters as text.
+    static let outlineEmojiFamily = "Symbola"
+
+    /// The runs of `line`, left to right.
+    fileprivate static func runs(of line: UnsafeMutablePointer<PangoLayoutLine>) -> [UnsafeMutablePointer<PangoGlyphItem>] {
+        var runs: [UnsafeMutablePointer<PangoGlyphItem>] = []
+        var node = line.pointee.runs
+        while let current = node {
+            if let data = current.pointee.data { runs.append(data.assumingMemoryBound(to: PangoGlyphItem.self)) }
+            node = current.pointee.next
+        }
+        return runs
+    }
+
+    /// Whether `run` is set in a colour emoji font.
+    fileprivate static func isColour(_ run: UnsafeMutablePointer<PangoGlyphItem>) -> Bool {
+        guard let font = run.pointee.item.pointee.analysis.font, let description = pango_font_describe(font) else { return false }
+        defer { pango_font_description_free(description) }
+        guard let family = pango_font_description_get_family(description) else { return false }
+        return String(cString: family).contains("Color Emoji")
+    }
+
+    /// The run's foreground colour from its markup, black when it has none.
+    private static func foreground(of item: PangoItem) -> (Double, Double, Double) {
+        var node = item.analysis.extra_attrs
+        while let current = node {
+            if let attribute = current.pointee.data?.assumingMemoryBound(to: PangoAttribute.self),
+               attribute.pointee.klass.pointee.type == PANGO_ATTR_FOREGROUND {
+                let colour = UnsafeMutableRawPointer(attribute).assumingMemoryBound(to: PangoAttrColor.self).pointee.color
+                return (Double(colour.red) / 65535, Double(colour.green) / 65535, Double(colour.blue) / 65535)
+            }
+            node = current.pointee.next
+        }
+        return (0, 0, 0)
+    }
+
+    /// Pango's markup needs these five escaped; everything else is text.
+    private static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// Control characters other than tab and line breaks have no glyph and no place in markup
+    /// (a NUL would end it): each becomes U+FFFD, so the reader sees that something was there.
+    private static func drawable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isUndrawable) else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            out.append(isUndrawable(scalar) ? "\u{FFFD}" : scalar)
+        }
+        return String(out)
+    }
+
+    private static func isUndrawable(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x0A, 0x0D: false
+        case 0x00...0x1F, 0x7F: true
+        default: false
+        }
+    }
+}
