@@ -87,8 +87,8 @@ public struct ExtractiveResponder: ChatProvider {
                                 passages: grounding.passages.filter { relevant.contains($0.number) },
                                 summary: grounding.command == "summary", evidence: evidence)
         }
-        if let language = grounding.language, language != "en" {
-            reply = "(This offline answer is written in English; the stories are quoted as they were told.)\n\n" + reply
+        if let language = grounding.language, let note = Self.languageNote(for: language) {
+            reply = note + "\n\n" + reply
         }
         return reply
     }

@@ -56,6 +56,10 @@ public struct LanguageDetector: Sendable {
     /// Languages the Latin-script vote knows.
     static let latinLanguages = 15
 
+    /// Every language `detect` can name: those of the Latin-script vote and those of other scripts.
+    static let languages: Set<String> = Set(functionWords.values.joined())
+        .union(["ja", "ko", "zh", "ar", "he", "ru", "uk", "el", "hi", "th", "am"])
+
     private func detectByScript(_ text: String) -> Guess? {
         var counts: [String: Int] = [:]
         var letters = 0

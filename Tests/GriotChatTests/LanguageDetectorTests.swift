@@ -24,6 +24,33 @@ import Testing
         #expect(confident >= languageSample.count * 3 / 4, "most questions are confident enough to act on")
     }
 
+    /// The offline responder answers in English, and says so in the asker's language: a note
+    /// for every language the detector can name, each read by the detector as that language.
+    @Test func theOfflineNoteIsInEveryLanguageTheDetectorNames() {
+        let detector = LanguageDetector()
+        #expect(LanguageDetector.languages.count == 26)
+        for language in LanguageDetector.languages.sorted() where language != "en" {
+            let note = ExtractiveResponder.languageNote(for: language)
+            #expect(note != nil && note != ExtractiveResponder.englishNote, "no note in '\(language)'")
+            guard let note else { continue }
+            #expect(detector.detect(note).language == language, "the '\(language)' note reads as \(detector.detect(note)): \(note)")
+        }
+        #expect(ExtractiveResponder.languageNote(for: "en") == nil)
+        #expect(ExtractiveResponder.languageNote(for: "xx") == ExtractiveResponder.englishNote)
+    }
+
+    @Test func anOfflineAnswerToAPolishQuestionSaysInPolishThatItIsInEnglish() async throws {
+        let engine = try makeEngine()
+        for (question, language) in [("Co moja babcia gotowała na święta i gdzie mieszkała?", "pl"),
+                                     ("¿Qué cocinaba mi abuela para las fiestas y dónde vivía?", "es")] {
+            let events = await events(of: try engine.startTurn(TurnRequest(message: question, viewer: stranger)))
+            #expect(events.meta?.language == language)
+            let reply = events.deltas.joined()
+            let note = try #require(ExtractiveResponder.languageNote(for: language))
+            #expect(reply.hasPrefix(note), "\(reply.prefix(200))")
+        }
+    }
+
     @Test func shortOrAmbiguousTextIsNotConfident() {
         let detector = LanguageDetector()
         #expect(detector.detect("ok").confidence < ChatEngine.languageConfidence)
