@@ -114,15 +114,41 @@ final class PDFRenderer {
 
     private func styledText(_ runs: [(String, TextStyle)], width: Double?, ellipsized: Bool, gray: Double) -> TextBlock {
         let layout = pango_layout_new(context)!
+        if runs.count == 1, let (text, style) = runs.first {
+            // One style: the text as it is, no markup to build and parse (most of a thread's text).
+            let description = pango_font_description_new()
+            pango_font_description_set_family(description, Self.fontFamily)
+            pango_font_description_set_weight(description, style.bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL)
+            pango_font_description_set_size(description, Int32((style.size * Double(PANGO_SCALE)).rounded()))
+            pango_layout_set_font_description(layout, description)
+            pango_font_description_free(description)
+            let level = UInt16((style.gray * 65535).rounded())
+            let attributes = pango_attr_list_new()
+            pango_attr_list_insert(attributes, pango_attr_foreground_new(level, level, level))
+            pango_layout_set_attributes(layout, attributes)
+            pango_attr_list_unref(attributes)
+            pango_layout_set_text(layout, Self.drawable(text), -1)
+        } else {
+            pango_layout_set_markup(layout, markup(runs), -1)
+        }
+        return finish(layout, width: width, ellipsized: ellipsized, gray: gray)
+    }
+
+    /// Pango markup for runs in their own styles.
+    private func markup(_ runs: [(String, TextStyle)]) -> String {
         var markup = ""
         for (text, style) in runs {
-            let level = Int((style.gray * 255).rounded())
-            let colour = String(format: "#%02x%02x%02x", level, level, level)
+            let level = String(Int((style.gray * 255).rounded()), radix: 16)
+            let byte = level.count == 1 ? "0" + level : level
+            let colour = "#" + byte + byte + byte
             markup += "<span font_family=\"\(Self.fontFamily)\" font_weight=\"\(style.bold ? "bold" : "normal")\" "
                 + "size=\"\(Int((style.size * Double(PANGO_SCALE)).rounded()))\" foreground=\"\(colour)\">"
                 + Self.escaped(Self.drawable(text)) + "</span>"
         }
-        pango_layout_set_markup(layout, markup, -1)
+        return markup
+    }
+
+    private func finish(_ layout: OpaquePointer, width: Double?, ellipsized: Bool, gray: Double) -> TextBlock {
         if let width {
             pango_layout_set_width(layout, Int32((width * Double(PANGO_SCALE)).rounded(.down)))
             if ellipsized {
