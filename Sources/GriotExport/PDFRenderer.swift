@@ -6,9 +6,10 @@ import Foundation
 /// drawn by Cairo onto a PDF surface that embeds a subset of each font it used, with a
 /// Unicode map, so a reader can select and search the text.
 ///
-/// Fonts come from fontconfig: Noto Sans first, and for a character it lacks, the font that has
-/// it (Noto Sans Arabic, Hebrew, CJK, Color Emoji… from Debian's `fonts-noto-*`, installed by
-/// `scripts/setup.sh`). A character no installed font has is drawn as a box, never dropped.
+/// Fonts come from fontconfig: Noto Sans first, and for a character it lacks, the installed font
+/// fontconfig ranks first that has it (DejaVu Sans for Arabic and Hebrew, Noto Sans CJK, Noto
+/// Color Emoji…; `scripts/setup.sh` installs them). A character no installed font has is drawn as
+/// a box, never dropped.
 ///
 /// A document is made inside ``document(pageSize:metadata:_:)``, which holds one lock:
 /// fontconfig and Pango's font map are shared by every export of the process.
@@ -55,11 +56,9 @@ final class PDFRenderer {
         let lines: [Line]
         /// The widest line's logical width.
         let width: Double
-        let gray: Double
 
-        fileprivate init(layout: OpaquePointer, gray: Double) {
+        fileprivate init(layout: OpaquePointer) {
             self.layout = layout
-            self.gray = gray
             var lines: [Line] = []
             let iterator = pango_layout_get_iter(layout)
             repeat {
@@ -104,15 +103,11 @@ final class PDFRenderer {
     /// it can, inside a word that is too long), or on one line when `width` is nil. With
     /// `ellipsized`, the text stays on one line and ends in "…" where it would pass `width`.
     func text(_ text: String, style: TextStyle, width: Double?, ellipsized: Bool = false) -> TextBlock {
-        styledText([(text, style)], width: width, ellipsized: ellipsized, gray: style.gray)
+        styledText([(text, style)], width: width, ellipsized: ellipsized)
     }
 
     /// Runs of text, each in its own style, laid out as one paragraph.
     func styledText(_ runs: [(String, TextStyle)], width: Double?, ellipsized: Bool = false) -> TextBlock {
-        styledText(runs, width: width, ellipsized: ellipsized, gray: runs.first?.1.gray ?? 0)
-    }
-
-    private func styledText(_ runs: [(String, TextStyle)], width: Double?, ellipsized: Bool, gray: Double) -> TextBlock {
         let layout = pango_layout_new(context)!
         if runs.count == 1, let (text, style) = runs.first {
             // One style: the text as it is, no markup to build and parse (most of a thread's text).
@@ -131,7 +126,7 @@ final class PDFRenderer {
         } else {
             pango_layout_set_markup(layout, markup(runs), -1)
         }
-        return finish(layout, width: width, ellipsized: ellipsized, gray: gray)
+        return finish(layout, width: width, ellipsized: ellipsized)
     }
 
     /// Pango markup for runs in their own styles.
@@ -148,7 +143,7 @@ final class PDFRenderer {
         return markup
     }
 
-    private func finish(_ layout: OpaquePointer, width: Double?, ellipsized: Bool, gray: Double) -> TextBlock {
+    private func finish(_ layout: OpaquePointer, width: Double?, ellipsized: Bool) -> TextBlock {
         if let width {
             pango_layout_set_width(layout, Int32((width * Double(PANGO_SCALE)).rounded(.down)))
             if ellipsized {
@@ -158,7 +153,7 @@ final class PDFRenderer {
                 pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
             }
         }
-        return TextBlock(layout: layout, gray: gray)
+        return TextBlock(layout: layout)
     }
 
     // MARK: Drawing
