@@ -120,6 +120,9 @@ final class PDFRenderer {
             let level = UInt16((style.gray * 65535).rounded())
             let attributes = pango_attr_list_new()
             pango_attr_list_insert(attributes, pango_attr_foreground_new(level, level, level))
+            if let language = Self.hanLanguage(of: text) {
+                pango_attr_list_insert(attributes, pango_attr_language_new(pango_language_from_string(language)))
+            }
             pango_layout_set_attributes(layout, attributes)
             pango_attr_list_unref(attributes)
             pango_layout_set_text(layout, Self.drawable(text), -1)
@@ -136,7 +139,8 @@ final class PDFRenderer {
             let level = String(Int((style.gray * 255).rounded()), radix: 16)
             let byte = level.count == 1 ? "0" + level : level
             let colour = "#" + byte + byte + byte
-            markup += "<span font_family=\"\(Self.fontFamily)\" font_weight=\"\(style.bold ? "bold" : "normal")\" "
+            let language = Self.hanLanguage(of: text).map { " lang=\"\($0)\"" } ?? ""
+            markup += "<span font_family=\"\(Self.fontFamily)\"\(language) font_weight=\"\(style.bold ? "bold" : "normal")\" "
                 + "size=\"\(Int((style.size * Double(PANGO_SCALE)).rounded()))\" foreground=\"\(colour)\">"
                 + Self.escaped(Self.drawable(text)) + "</span>"
         }
@@ -288,6 +292,23 @@ final class PDFRenderer {
         cairo_surface_destroy(surface)
         g_object_unref(UnsafeMutableRawPointer(context))
         return sink.data
+    }
+
+    /// The language to set Han characters in, since Chinese, Japanese and Korean draw some of
+    /// them differently and fontconfig picks the face by language: Japanese when the text has
+    /// kana, Korean when it has Hangul, otherwise Chinese (simplified forms); nil without Han.
+    static func hanLanguage(of text: String) -> String? {
+        var han = false, kana = false, hangul = false
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x4E00...0x9FFF, 0x3400...0x4DBF, 0x20000...0x2A6DF, 0xF900...0xFAFF: han = true
+            case 0x3040...0x30FF, 0x31F0...0x31FF: kana = true
+            case 0xAC00...0xD7AF, 0x1100...0x11FF, 0x3130...0x318F: hangul = true
+            default: continue
+            }
+        }
+        guard han else { return nil }
+        return kana ? "ja" : hangul ? "ko" : "zh-cn"
     }
 
     /// The emoji font drawn under colour emoji: outlines, so the PDF holds the characters as text.

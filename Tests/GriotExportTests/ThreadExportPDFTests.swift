@@ -46,6 +46,20 @@ struct ThreadExportPDFTests {
         }
     }
 
+    @Test("Han characters are set in the face of the text's language: Chinese, or Japanese beside kana")
+    func hanFaceFollowsTheLanguage() throws {
+        func cjkFonts(_ text: String) throws -> [String] {
+            let pdf = ExportFixtures.export([ExportFixtures.message(1, .user, text)]).pdf()
+            return try Poppler.fonts(of: pdf).map(\.name).filter { $0.contains("CJK") }
+        }
+        let chinese = try cjkFonts("李秀英 was born in 上海 in 1931; 她的女儿叫王芳。")
+        #expect(!chinese.isEmpty && chinese.allSatisfy { $0.contains("CJKsc") }, "\(chinese)")
+        let japanese = try cjkFonts("祖母は東京で生まれました。")
+        #expect(!japanese.isEmpty && japanese.allSatisfy { $0.contains("CJKjp") }, "\(japanese)")
+        #expect(PDFRenderer.hanLanguage(of: "할머니는 서울 漢江 근처에서 태어났어요") == "ko")
+        #expect(PDFRenderer.hanLanguage(of: "Zofia Łukasiewicz") == nil)
+    }
+
     @Test("The file is a PDF a reader accepts, with the thread's metadata")
     func metadata() throws {
         let pdf = shortThread.pdf()
