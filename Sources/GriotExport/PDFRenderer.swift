@@ -57,7 +57,7 @@ final class PDFRenderer {
         /// The widest line's logical width.
         let width: Double
 
-        fileprivate init(layout: OpaquePointer) {
+        fileprivate init(layout: OpaquePointer, isColour: (UnsafeMutablePointer<PangoGlyphItem>) -> Bool) {
             self.layout = layout
             var lines: [Line] = []
             let iterator = pango_layout_get_iter(layout)
@@ -68,7 +68,7 @@ final class PDFRenderer {
                 if let line = pango_layout_iter_get_line_readonly(iterator) {
                     lines.append(Line(line: line, x: Self.points(logical.x), height: Self.points(logical.height),
                                       ascent: Self.points(baseline - logical.y),
-                                      hasColourRuns: PDFRenderer.runs(of: line).contains { PDFRenderer.isColour($0) }))
+                                      hasColourRuns: PDFRenderer.runs(of: line).contains(where: isColour)))
                 }
             } while pango_layout_iter_next_line(iterator) != 0
             pango_layout_iter_free(iterator)
@@ -157,7 +157,7 @@ final class PDFRenderer {
                 pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
             }
         }
-        return TextBlock(layout: layout)
+        return TextBlock(layout: layout, isColour: isColour)
     }
 
     // MARK: Drawing
@@ -179,7 +179,7 @@ final class PDFRenderer {
         for run in Self.runs(of: line.line) {
             let item = run.pointee.item.pointee
             let rise = Double(run.pointee.y_offset) / Double(PANGO_SCALE)
-            if Self.isColour(run) {
+            if isColour(run) {
                 let characters = String(decoding: UnsafeRawBufferPointer(start: text + Int(item.offset), count: Int(item.length)),
                                         as: UTF8.self)
                 let description = pango_font_describe(item.analysis.font)
@@ -202,16 +202,13 @@ final class PDFRenderer {
         }
     }
 
-    /// Draws every line of `block`, the first with its top at `top`, lines `leading` apart (or
-    /// further where a line is taller); returns where the block ends.
-    @discardableResult
-    func draw(_ block: TextBlock, x: Double, top: Double, leading: Double = 0) -> Double {
+    /// Draws every line of `block`, the first with its top at `top`, each under the one before.
+    func draw(_ block: TextBlock, x: Double, top: Double) {
         var y = top
         for line in block.lines {
             draw(line, of: block, x: x, top: y)
-            y += max(leading, line.height)
+            y += line.height
         }
-        return y
     }
 
     /// Draws `block` on one line turned `angle` radians anticlockwise about its centre, which
@@ -259,6 +256,7 @@ final class PDFRenderer {
     private let cairo: OpaquePointer
     private let context: OpaquePointer
     private var pageCount = 0
+    private var colourFonts: [UnsafeMutableRawPointer: Bool] = [:]
 
     private init(pageSize: PDFPageSize, metadata: Metadata) {
         surface = cairo_pdf_surface_create_for_stream({ closure, bytes, length in
@@ -325,12 +323,22 @@ final class PDFRenderer {
         return runs
     }
 
-    /// Whether `run` is set in a colour emoji font.
-    fileprivate static func isColour(_ run: UnsafeMutablePointer<PangoGlyphItem>) -> Bool {
-        guard let font = run.pointee.item.pointee.analysis.font, let description = pango_font_describe(font) else { return false }
-        defer { pango_font_description_free(description) }
-        guard let family = pango_font_description_get_family(description) else { return false }
-        return String(cString: family).contains("Color Emoji")
+    /// Whether `run` is set in a colour emoji font. Asked of every run of every line, and a
+    /// document uses a handful of fonts (which the font map keeps alive), so the answer is kept
+    /// per font instead of describing the font again each time.
+    private func isColour(_ run: UnsafeMutablePointer<PangoGlyphItem>) -> Bool {
+        guard let font = run.pointee.item.pointee.analysis.font else { return false }
+        let key = UnsafeMutableRawPointer(font)
+        if let known = colourFonts[key] { return known }
+        var colour = false
+        if let description = pango_font_describe(font) {
+            if let family = pango_font_description_get_family(description) {
+                colour = String(cString: family).contains("Color Emoji")
+            }
+            pango_font_description_free(description)
+        }
+        colourFonts[key] = colour
+        return colour
     }
 
     /// The run's foreground colour from its markup, black when it has none.

@@ -45,9 +45,13 @@ struct TranscriptLayout {
     /// Lays out every page, then draws each: watermark first, so the text sits on top of it.
     func draw(with renderer: PDFRenderer) {
         let pages = bodyPages(renderer)
+        // The same on every page: laid out once.
+        let watermark = watermarkBlock(renderer)
+        let details = detailsBlock(renderer)
         for (index, lines) in pages.enumerated() {
-            drawWatermark(renderer)
-            drawHeader(renderer, pageNumber: index + 1, pageCount: pages.count)
+            renderer.drawRotated(watermark, centreX: pageSize.width / 2, centreY: pageSize.height / 2,
+                                 angle: atan2(pageSize.height, pageSize.width))
+            drawHeader(renderer, details: details, pageNumber: index + 1, pageCount: pages.count)
             for placed in lines {
                 renderer.draw(placed.block.lines[placed.line], of: placed.block, x: placed.x, top: placed.top)
             }
@@ -144,7 +148,8 @@ struct TranscriptLayout {
 
     // MARK: Header and watermark
 
-    private func drawHeader(_ renderer: PDFRenderer, pageNumber: Int, pageCount: Int) {
+    /// The header, whose title shares its line with this page's "Page n of N".
+    private func drawHeader(_ renderer: PDFRenderer, details: PDFRenderer.TextBlock, pageNumber: Int, pageCount: Int) {
         let meta = PDFRenderer.TextStyle(size: metaSize, gray: metaGray)
         let pageLabel = renderer.text("Page \(pageNumber) of \(pageCount)", style: meta, width: nil)
         renderer.draw(pageLabel, x: pageSize.width - margin - pageLabel.width, top: margin + 2)
@@ -154,22 +159,24 @@ struct TranscriptLayout {
                                        width: contentWidth - pageLabel.width - 12, ellipsized: true)
         renderer.draw(titleBlock, x: margin, top: margin)
 
-        let course = export.courseTitle ?? export.thread.courseID ?? "none"
-        let details = "Course: \(course)  \u{B7}  Exported \(export.exportedAt.exportTimestamp) by \(export.exportedBy)"
-        renderer.draw(renderer.text(Self.singleLine(details), style: meta, width: contentWidth, ellipsized: true),
-                      x: margin, top: margin + 17)
+        renderer.draw(details, x: margin, top: margin + 17)
         renderer.rule(fromX: margin, toX: pageSize.width - margin, y: margin + 33)
     }
 
-    /// A large light-grey "Confidential" across the page's diagonal, centred.
-    private func drawWatermark(_ renderer: PDFRenderer) {
+    /// The header's second line: the course, and when and by whom the thread was exported.
+    private func detailsBlock(_ renderer: PDFRenderer) -> PDFRenderer.TextBlock {
+        let course = export.courseTitle ?? export.thread.courseID ?? "none"
+        let details = "Course: \(course)  \u{B7}  Exported \(export.exportedAt.exportTimestamp) by \(export.exportedBy)"
+        return renderer.text(Self.singleLine(details), style: .init(size: metaSize, gray: metaGray), width: contentWidth, ellipsized: true)
+    }
+
+    /// A large light-grey "Confidential", to go across the page's diagonal, centred.
+    private func watermarkBlock(_ renderer: PDFRenderer) -> PDFRenderer.TextBlock {
         let diagonal = (pageSize.width * pageSize.width + pageSize.height * pageSize.height).squareRoot()
         // The word spans 60% of the diagonal, whatever the paper: measured at 100 pt, then scaled.
         let probe = renderer.text(Self.watermark, style: .init(size: 100, bold: true), width: nil)
         let size = 100 * 0.6 * diagonal / probe.width
-        let word = renderer.text(Self.watermark, style: .init(size: size, bold: true, gray: 0.85), width: nil)
-        renderer.drawRotated(word, centreX: pageSize.width / 2, centreY: pageSize.height / 2,
-                             angle: atan2(pageSize.height, pageSize.width))
+        return renderer.text(Self.watermark, style: .init(size: size, bold: true, gray: 0.85), width: nil)
     }
 
     /// Header text on one line: every kind of line break ("\r\n", U+2028…) becomes a space.
