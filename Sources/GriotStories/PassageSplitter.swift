@@ -8,7 +8,8 @@ import GriotText
 /// the cut is still found whole in one of them. A run-on sentence longer than the maximum
 /// (oral transcripts have them) is cut at word boundaries.
 ///
-/// Tokens are estimated as 1.3 per word, the usual ratio of English words to model tokens.
+/// Tokens are estimated as 1.3 per word, the usual ratio of English words to model tokens; in a
+/// script written without spaces two characters count as a word (`WordTokenizer.wordCount`).
 ///
 /// ```swift
 /// let splitter = PassageSplitter()
@@ -24,7 +25,7 @@ public struct PassageSplitter: Sendable {
     public init() {}
 
     /// Names the cutting rules and sizes; stored with each story so a change re-cuts passages.
-    public var revision: String { "passages-1/\(minTokens)/\(targetTokens)/\(maxTokens)/\(overlapTokens)" }
+    public var revision: String { "passages-2/\(minTokens)/\(targetTokens)/\(maxTokens)/\(overlapTokens)" }
 
     public func passages(of story: Story) -> [Passage] {
         let scalars = Array(story.transcript.text.unicodeScalars)
@@ -76,7 +77,7 @@ public struct PassageSplitter: Sendable {
         for (range, segment) in pieces {
             for sentence in SentenceSplitter.sentences(in: scalars, from: range.lowerBound, to: range.upperBound) {
                 let words = WordTokenizer.spans(in: Array(scalars[sentence.start..<sentence.end]))
-                let tokens = estimatedTokens(words: words.count)
+                let tokens = estimatedTokens(words: WordTokenizer.wordCount(in: Array(scalars[sentence.start..<sentence.end])))
                 if tokens <= maxTokens {
                     units.append(Unit(start: sentence.start, end: sentence.end, tokens: tokens, segment: segment))
                     continue

@@ -1,7 +1,9 @@
 /// Finds sentence boundaries, for passage splitting now and sentence-wise output checks later.
 ///
 /// A sentence ends at `.`, `!`, `?` or `…` (with any closing quotes and brackets after it)
-/// when white space and then a capital, a digit or an opening quote follow; at a blank
+/// when white space and then a capital, a digit, a letter of a script without case (Arabic,
+/// Hebrew) or an opening quote (with "¿", "«", "„") follows; at "。", "！" or "？" wherever
+/// they stand (Chinese and Japanese leave no space); at a blank
 /// line; or at the end of the text. Common abbreviations ("Mr.", "Rev.", "St.") and single
 /// initials ("J. C. Carter") do not end a sentence.
 ///
@@ -20,6 +22,15 @@ public enum SentenceSplitter {
             if scalar == "\n", index + 1 < upper, isBlankLineAhead(scalars, index + 1, upper) {
                 append(&sentences, scalars, start, index)
                 start = skipSpace(scalars, index, upper)
+                index = start
+                continue
+            }
+            if isFullWidthTerminal(scalar) {
+                // Chinese and Japanese put no space after a sentence: "。" ends one wherever it stands.
+                var end = index + 1
+                while end < upper, isFullWidthTerminal(scalars[end]) || isTerminal(scalars[end]) || isCloser(scalars[end]) { end += 1 }
+                append(&sentences, scalars, start, end)
+                start = skipSpace(scalars, end, upper)
                 index = start
                 continue
             }
@@ -65,7 +76,8 @@ public enum SentenceSplitter {
         let scalar = scalars[index]
         if isOpener(scalar) || scalar == "-" || scalar == "\u{2014}" { return true }
         let properties = scalar.properties
-        return properties.isUppercase || properties.numericType != nil
+        // A capital, a digit, or a letter of a script without case (Arabic, Hebrew, Devanagari).
+        return properties.isUppercase || properties.numericType != nil || (properties.isAlphabetic && !properties.isLowercase)
     }
 
     /// True when the word that ends just before `dot` is a known abbreviation or an initial.
@@ -89,16 +101,33 @@ public enum SentenceSplitter {
         "oct", "nov", "dec", "ala", "ga", "fla", "tex", "s.c", "n.c",
     ]
 
+    /// ".", "!", "?", "…", and the Arabic question mark "؟", the Urdu full stop "۔" and the
+    /// Devanagari danda "।", which are followed by a space as "." is.
     private static func isTerminal(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "." || scalar == "!" || scalar == "?" || scalar == "\u{2026}"
+        scalar == "." || scalar == "!" || scalar == "?" || scalar == "\u{2026}" || scalar == "\u{061F}" || scalar == "\u{06D4}" || scalar == "\u{0964}"
     }
 
+    /// The ideographic full stop and the full-width "！", "？", "．".
+    private static func isFullWidthTerminal(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "\u{3002}" || scalar == "\u{FF01}" || scalar == "\u{FF1F}" || scalar == "\u{FF0E}"
+    }
+
+    /// Closing quotes and brackets, with the French and German forms ("»", "“" after „) and the
+    /// corner brackets of Chinese and Japanese.
     private static func isCloser(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "\"" || scalar == "'" || scalar == ")" || scalar == "]" || scalar == "\u{201D}" || scalar == "\u{2019}"
+        switch scalar {
+        case "\"", "'", ")", "]", "\u{201D}", "\u{2019}", "\u{201C}", "\u{00BB}", "\u{203A}", "\u{300D}", "\u{300F}", "\u{FF09}": return true
+        default: return false
+        }
     }
 
+    /// Opening quotes and brackets, with "«", "„", "‹", Spanish "¿" and "¡", and corner brackets.
     private static func isOpener(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "\"" || scalar == "'" || scalar == "(" || scalar == "[" || scalar == "\u{201C}" || scalar == "\u{2018}"
+        switch scalar {
+        case "\"", "'", "(", "[", "\u{201C}", "\u{2018}", "\u{00AB}", "\u{201E}", "\u{201A}", "\u{2039}", "\u{00BF}", "\u{00A1}", "\u{300C}", "\u{300E}", "\u{FF08}":
+            return true
+        default: return false
+        }
     }
 
     static func isSpace(_ scalar: Unicode.Scalar) -> Bool {

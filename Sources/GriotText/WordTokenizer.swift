@@ -16,6 +16,10 @@ public struct WordSpan: Sendable, Hashable {
 /// stays inside the number ("1,000", "3.5"); hyphens, dashes and all other punctuation split.
 /// So "twenty-one" is two words, and "Jean-Baptiste" finds both "Jean" and "Baptiste".
 ///
+/// Scripts written without spaces between words (Han, kana, Thai, Lao, Khmer, Myanmar) give
+/// runs of their own: "Chengdu成都" is two spans, "成都" and "Chengdu", so the analyser can cut
+/// the run into character pairs (`TextAnalyzer`) without taking the Latin word with it.
+///
 /// ```swift
 /// let scalars = Array("Mama's 1,000 pies".unicodeScalars)
 /// let spans = WordTokenizer.spans(in: scalars)   // 3 spans
@@ -40,9 +44,10 @@ public enum WordTokenizer {
             }
             let start = index
             var end = index
+            let spaceless = isSpaceless(scalars[start])
             while true {
-                while end < count, isWordScalar(scalars[end]) { end += 1 }
-                if end + 1 < count, isWordScalar(scalars[end + 1]), joins(scalars[end], before: scalars[end - 1], after: scalars[end + 1]) {
+                while end < count, isWordScalar(scalars[end]), isSpaceless(scalars[end]) == spaceless { end += 1 }
+                if !spaceless, end + 1 < count, isWordScalar(scalars[end + 1]), joins(scalars[end], before: scalars[end - 1], after: scalars[end + 1]) {
                     end += 1
                     continue
                 }
@@ -50,6 +55,34 @@ public enum WordTokenizer {
             }
             body(WordSpan(start: start, end: end))
             index = end
+        }
+    }
+
+    /// How many words a text holds, for length limits: a word of a spaced script is one, a run
+    /// of a script without spaces counts one word per two characters (a Chinese word is one to
+    /// three characters, most often two).
+    public static func wordCount(in scalars: [Unicode.Scalar]) -> Int {
+        var words = 0
+        forEachSpan(in: scalars) { span in
+            words += isSpaceless(scalars[span.start]) ? (span.end - span.start + 1) / 2 : 1
+        }
+        return words
+    }
+
+    public static func wordCount(_ text: String) -> Int { wordCount(in: Array(text.unicodeScalars)) }
+
+    /// Letters of the scripts written without spaces between words: Thai, Lao, Myanmar, Khmer,
+    /// hiragana, katakana and Han ideographs (with their extensions and compatibility forms).
+    @inlinable
+    public static func isSpaceless(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        if value < 0x0E00 { return false }
+        switch value {
+        case 0x0E00...0x0EFF, 0x1000...0x109F, 0x1780...0x17FF, 0x3040...0x30FF, 0x31F0...0x31FF,
+             0x3400...0x4DBF, 0x4E00...0x9FFF, 0xF900...0xFAFF, 0xFF66...0xFF9F, 0x20000...0x3134F:
+            return true
+        default:
+            return false
         }
     }
 

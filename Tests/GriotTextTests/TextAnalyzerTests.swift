@@ -38,6 +38,43 @@ import Testing
         #expect(analyzer.terms(in: text) == expected)
     }
 
+    /// Issue 23: text in any script gives terms a question in the same script can match.
+    @Test(arguments: [
+        // Scripts without spaces: overlapping character pairs; particles ("的") make none.
+        ("李秀英的茶馆", ["李秀", "秀英", "茶馆"]),
+        ("茶", ["茶"]),
+        ("Chengdu成都", ["chengdu", "成都"]),
+        ("とうきょう", ["とう", "うき", "きょ", "ょう"]),
+        // Other languages' words are folded; French elision loses its article; an English
+        // name or dialect spelling keeps its apostrophe.
+        ("Zofia Łukasiewicz", ["zofia", "łukasiewicz"]),
+        ("l'atelier", ["ateli"]),
+        ("s'pose", ["s'pose"]),
+        // Arabic: the article and clitics come off.
+        ("والخبز بالمدينة", ["خبز", "مدينة"]),
+    ])
+    func anyScript(_ text: String, _ expected: [String]) {
+        #expect(analyzer.terms(in: text) == expected)
+    }
+
+    /// A question in another language loses that language's function words too; English keeps
+    /// the words that other languages use as function words ("de" is the WPA dialect's "the").
+    @Test(arguments: [
+        ("¿Qué horneaba mi abuela Josefina en Oaxaca?", ["horneaba", "abuela", "josefina", "oaxaca"]),
+        ("Wohin wurde Gertrud nach der Sturmflut gebracht?", ["gertrud", "sturmflut", "gebracht"]),
+        ("Qui était Mustapha Haddad ?", ["mustapha", "haddad"]),
+        ("هل كان جدي في الإسكندرية", ["جدي", "اسكندرية"]),
+    ])
+    func otherLanguagesFunctionWords(_ text: String, _ expected: [String]) {
+        #expect(TextAnalyzer(removesOtherLanguagesStopWords: true).terms(in: text) == expected)
+        #expect(analyzer.terms(in: "the war and de ole house") == ["war", "de", "ole", "hous"])
+    }
+
+    @Test func wordCountsCountCharacterPairsAsWords() {
+        #expect(WordTokenizer.wordCount("Grandma baked bread") == 3)
+        #expect(WordTokenizer.wordCount("客人最喜欢喝的是茉莉花茶。") == 6)
+    }
+
     @Test func stopWordsAreDroppedOnlyWhenAsked() {
         #expect(analyzer.terms(in: "what was the name of the church") == ["name", "church"])
         #expect(TextAnalyzer(removesStopWords: false, stems: false).terms(in: "The Church") == ["the", "church"])
@@ -69,5 +106,13 @@ import Testing
         #expect(sentences("She said, \"Go on.\" So I went! Did you?") == ["She said, \"Go on.\"", "So I went!", "Did you?"])
         #expect(sentences("First part\n\nSecond part") == ["First part", "Second part"])
         #expect(sentences("it cost $2.40 a day. in 1922 that was money") == ["it cost $2.40 a day. in 1922 that was money"])
+    }
+
+    /// Issue 23: Chinese leaves no space after "。"; Arabic has no capitals; Spanish opens with "¿".
+    @Test func sentencesOfOtherScripts() {
+        #expect(sentences("我们家的茶馆开在锦江边上。客人最喜欢喝茉莉花茶！你呢？") == ["我们家的茶馆开在锦江边上。", "客人最喜欢喝茉莉花茶！", "你呢？"])
+        #expect(sentences("وُلدت في حي الأنفوشي. كان البحر أمام بيتنا؟ نعم.") == ["وُلدت في حي الأنفوشي.", "كان البحر أمام بيتنا؟", "نعم."])
+        #expect(sentences("Horneaba pan de yema. ¿Y tú? «Claro», dijo.") == ["Horneaba pan de yema.", "¿Y tú?", "«Claro», dijo."])
+        #expect(sentences("Sie rief: „Komm her.“ Dann ging sie.") == ["Sie rief: „Komm her.“", "Dann ging sie."])
     }
 }
