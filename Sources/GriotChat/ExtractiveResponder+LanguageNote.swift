@@ -13,6 +13,16 @@ extension ExtractiveResponder {
         return languageNotes[language] ?? englishNote
     }
 
+    /// The reply without the note it opens with, if any: the note speaks of the reply, not of
+    /// the past, so the groundedness stage does not look for it in the stories.
+    static func withoutLanguageNote(_ reply: String) -> String {
+        guard reply.hasPrefix("(") || reply.hasPrefix("（") else { return reply }
+        for note in [englishNote] + Array(languageNotes.values) where reply.hasPrefix(note) {
+            return String(reply.dropFirst(note.count)).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return reply
+    }
+
     static let englishNote = "(This offline answer is written in English; the stories are quoted as they were told.)"
 
     /// One note for every language `LanguageDetector` can name (a test holds the two lists together).

@@ -70,7 +70,7 @@ public struct ExtractiveResponder: ChatProvider {
         let evidence = AnswerEvidence(question: question, sentences: sentences, passages: grounding.passages, analyzer: analyzer,
                                       keyTerms: keyTerms(question), names: Set(asked.flatMap { Self.nameWords($0) }),
                                       embed: grounding.command == nil || grounding.command == "summary" ? embed : nil)
-        let relevant = relevantPassages(question: question, passages: grounding.passages, evidence: evidence)
+        let relevant = relevantPassages(question: question, passages: grounding.passages, evidence: evidence, language: grounding.language)
         var reply: String
         switch (grounding.command, grounding.assistant == "coach") {
         case ("summary", true): reply = coachSummary(request.messages)
@@ -82,7 +82,8 @@ public struct ExtractiveResponder: ChatProvider {
         case (_, _) where relevant.isEmpty: reply = noContent(question: question, passages: grounding.passages)
         case (_, _) where !Self.collection(grounding.passages.filter { relevant.contains($0.number) }).isArchive:
             reply = familyAnswer(question: question, sentences: sentences.filter { relevant.contains($0.passage.number) },
-                                 passages: grounding.passages.filter { relevant.contains($0.number) }, summary: grounding.command == "summary")
+                                 passages: grounding.passages.filter { relevant.contains($0.number) }, summary: grounding.command == "summary",
+                                 loose: Self.matchesLoosely(grounding.language))
         default: reply = answer(question: question, sentences: sentences.filter { relevant.contains($0.passage.number) },
                                 passages: grounding.passages.filter { relevant.contains($0.number) },
                                 summary: grounding.command == "summary", evidence: evidence)
@@ -133,10 +134,10 @@ public struct ExtractiveResponder: ChatProvider {
                 let archive = passage.isArchive == true
                 guard let kept = archive ? Self.withoutRecordLines(raw) : raw.trimmingCharacters(in: .whitespacesAndNewlines) else { continue }
                 let text = archive ? Self.unquoted(kept) : kept
-                let words = text.split(separator: " ").count
+                let words = WordTokenizer.wordCount(text)
                 // The interviewer's questions are not what the story says, nor are a transcript's
                 // heading and signature blocks or a transcriber's bracketed notes.
-                guard words >= 4, words <= 70, !text.hasSuffix("?"), !Self.isHeadingBlock(text),
+                guard words >= 4, words <= 70, !Self.isQuestion(text), !Self.isHeadingBlock(text),
                       !(text.hasPrefix("[") && text.hasSuffix("]")) else { continue }
                 let speaker = passage.speaker(at: span.start)
                 if let speaker, !passage.interviewees.isEmpty, !passage.speakerRuns.isEmpty,
@@ -208,10 +209,17 @@ public struct ExtractiveResponder: ChatProvider {
     /// A title in capitals ("PLANTATION LIFE AS VIEWED BY EX-SLAVE"), or lines mostly too short to
     /// be speech ("GEORGIA BAKER, Age 87 / [ADDRESS] / Athens, Georgia").
     static func isHeadingBlock(_ text: String) -> Bool {
-        if !text.contains(where: \.isLowercase) { return true }
+        // Capitals throughout; a script without case (Chinese, Arabic) has no headings to tell.
+        if text.contains(where: \.isUppercase), !text.contains(where: \.isLowercase) { return true }
         let lines = text.split(whereSeparator: \.isNewline).filter { !$0.allSatisfy(\.isWhitespace) }
         guard lines.count >= 2 else { return false }
-        return lines.filter { $0.split(separator: " ").count <= 4 }.count * 2 >= lines.count
+        return lines.filter { WordTokenizer.wordCount(String($0)) <= 4 }.count * 2 >= lines.count
+    }
+
+    /// Ends with a question mark of any script: "?", the full-width "？", the Arabic "؟".
+    static func isQuestion(_ text: String) -> Bool {
+        guard let last = text.unicodeScalars.last else { return false }
+        return last == "?" || last == "\u{FF1F}" || last == "\u{061F}"
     }
 
     /// Words that say what kind of question it is rather than what it is about; a passage that
@@ -222,15 +230,27 @@ public struct ExtractiveResponder: ChatProvider {
             anything something everything thing things life lived live living grandmother grandfather grandma grandpa granny mother father \
             mom dad mama papa aunt uncle cousin relative relatives ancestor ancestors people person anyone someone somebody kind like \
             describe explain share mention mentioned record recorded interview interviews find found give show us me family's \
-            did does do was were is are be been have has had get got go went come came make made use used time times day days year years
+            did does do was were is are be been have has had get got go went come came make made use used time times day days year years many much \
+            abuela abuelo abuelita abuelito mama papa tia tio historia historias cuenta cuentame contar recuerda recordaba dijo familia \
+            grand mere pere mamie papi tante oncle histoire raconte raconter souvient souvenir famille \
+            oma opa großmutter großvater mutter vater onkel geschichte erzahl erzahlen erzahlte erinnert familie \
+            babcia babci babcie dziadek dziadka dziadkowi mama tata ciocia wujek historia opowiedz pamieta rodzina \
+            جدتي جدي جدة جد أمي أبي قصة حكاية عائلة العائلة تذكر
             """
-        return Set(TextAnalyzer(removesStopWords: false).terms(in: words))
+        // Chinese question words and kin, as the character pairs the analyser makes of them.
+        let pairs: Set<String> = ["什么", "怎么", "哪里", "哪儿", "为什", "多少", "奶奶", "爷爷", "外婆", "外公", "妈妈", "爸爸", "姥姥", "姥爷", "故事", "记得", "告诉", "讲讲", "时候"]
+        return Set(TextAnalyzer(removesStopWords: false).terms(in: words)).union(pairs)
     }()
 
-    func keyTerms(_ question: String) -> [String] {
+    /// The question's key terms. `loose` (a question in another language than English) also
+    /// leaves out that language's function words ("mi", "en", "der").
+    func keyTerms(_ question: String, loose: Bool = false) -> [String] {
         var seen = Set<String>()
-        return analyzer.terms(in: question).filter { !Self.generic.contains($0) && seen.insert($0).inserted }
+        return (loose ? Self.otherLanguages : analyzer).terms(in: question).filter { !Self.generic.contains($0) && seen.insert($0).inserted }
     }
+
+    /// Reads a question in another language than English: its function words are not key terms.
+    static let otherLanguages = TextAnalyzer(removesOtherLanguagesStopWords: true)
 
     /// The numbers of the passages that speak to the question. A question of only generic words
     /// ("tell me a story") takes the retrieved passages as they are; one naming something no
@@ -241,7 +261,12 @@ public struct ExtractiveResponder: ChatProvider {
     /// television" shares "watching" with an interview, and half of two key terms was enough.
     /// Which passages then speak: those with half of the question's key terms, those whose support
     /// reaches the threshold, a place's stories and the asked person's own interview.
-    func relevantPassages(question: String, passages: [GroundingPassage], evidence: AnswerEvidence? = nil) -> Set<Int> {
+    ///
+    /// In a script without spaces the key terms are character pairs, about half of which straddle
+    /// two words ("英奶" in "李秀英奶奶") and are in no passage; there a third of them answers.
+    /// `language` is the question's, as the detector read it: German capitalises every noun, so
+    /// its capitals are not taken for names.
+    func relevantPassages(question: String, passages: [GroundingPassage], evidence: AnswerEvidence? = nil, language: String? = nil) -> Set<Int> {
         // Named in full: "Alexander Stephens" is not Alexander Robertson, whose interview was retrieved.
         let asked = Self.words(question)
         let people = mentionedPeople(question: question, passages: passages).filter { Self.surname($0).map(asked.contains) ?? false }
@@ -250,8 +275,9 @@ public struct ExtractiveResponder: ChatProvider {
                 passage.interviewees.contains { $0 == person || Self.samePerson(speaker: person, interviewee: $0) }
             }
         }.map(\.number))
-        guard !ownInterviews.isEmpty || absentNames(question: question, passages: passages).isEmpty else { return [] }
-        let key = keyTerms(question)
+        let loose = Self.matchesLoosely(language)
+        guard !ownInterviews.isEmpty || language == "de" || absentNames(question: question, passages: passages, loose: loose).isEmpty else { return [] }
+        let key = Self.matchKeys(keyTerms(question, loose: loose), loose: loose)
         guard !key.isEmpty else { return Set(passages.prefix(3).map(\.number)) }
         var relevant = ownInterviews
         // A question about a place stories are filed under is answered by those stories.
@@ -265,9 +291,15 @@ public struct ExtractiveResponder: ChatProvider {
         for passage in passages {
             // Half of the question's key terms in the passage still answers; a paraphrase that
             // shares fewer words answers when the passage's calibrated support is high enough.
-            let needed = max(1, Int((Double(key.count) * 0.5).rounded(.up)))
-            let terms = Set(analyzer.terms(in: Self.described(passage)))
-            if key.filter(terms.contains).count >= needed { relevant.insert(passage.number) }
+            let terms = Self.matchKeySet(analyzer.terms(in: Self.described(passage)), loose: loose)
+            // Asked in another language than the passage's, only names, places and numbers can
+            // be shared: two of them, and a third of the key terms, answer.
+            let told = Self.detector.detect(passage.text)
+            let across = told.confidence >= 0.8 && told.language != (language ?? "en")
+            if across ? key.filter(terms.contains).count >= 2 && Self.coverage(of: key, in: terms) >= 1.0 / 3 : Self.coverage(of: key, in: terms) >= 0.5 {
+                relevant.insert(passage.number)
+            }
+            if ProcessInfo.processInfo.environment["DEBUG_REL"] != nil { FileHandle.standardError.write("REL p\(passage.number) \(passage.storyID) key=\(key) held=\(key.filter(terms.contains)) names=\(Self.names(in: question)) absent=\(absentNames(question: question, passages: passages))\n".data(using: .utf8)!) }
             if passage.isArchive == true, let evidence, evidence.hasVectors, evidence.support(of: passage.number) >= AnswerEvidence.relevanceThreshold {
                 relevant.insert(passage.number)
             }
@@ -275,18 +307,61 @@ public struct ExtractiveResponder: ChatProvider {
         return relevant
     }
 
+    static let detector = LanguageDetector()
+
+    /// Whether words are matched on their first five letters: for a question in another language
+    /// than English, which the English stemmer does not reach ("Tadeuszowi" is "Tadeusz", "strajku"
+    /// is "strajk"), the usual language-neutral stand-in for a stemmer. English keeps its stems.
+    static func matchesLoosely(_ language: String?) -> Bool {
+        guard let language else { return false }
+        return language != "en"
+    }
+
+    /// The keys terms are matched on: the terms, or their first five letters when matching loosely
+    /// (character pairs of a script without spaces stay whole).
+    static func matchKeys(_ terms: [String], loose: Bool) -> [String] {
+        guard loose else { return terms }
+        var seen = Set<String>()
+        return terms.map { matchKey($0, loose: true) }.filter { seen.insert($0).inserted }
+    }
+
+    static func matchKeySet(_ terms: [String], loose: Bool) -> Set<String> { Set(matchKeys(terms, loose: loose)) }
+
+    static func matchKey(_ term: String, loose: Bool) -> String {
+        guard loose, term.count > 5, let first = term.unicodeScalars.first, !WordTokenizer.isSpaceless(first) else { return term }
+        return String(term.prefix(5))
+    }
+
+    /// The share of the key terms a passage holds, where a character pair of a script without
+    /// spaces weighs a third of the way to a word: holding a third of the pairs counts as holding
+    /// half of words. Exactly half of the words still answers, as before.
+    static func coverage(of key: [String], in terms: Set<String>) -> Double {
+        var held = 0.0, total = 0.0
+        for term in key {
+            let pair = term.unicodeScalars.first.map(WordTokenizer.isSpaceless) ?? false
+            let weight = pair ? 1.5 : 1.0
+            total += 1
+            if terms.contains(term) { held += weight }
+        }
+        return total == 0 ? 0 : held / total + 1e-9
+    }
+
     /// The names in the question that no passage holds: passages about the Civil War share "war"
     /// with "Did anyone serve in the Vietnam War?" but not "Vietnam", so they do not answer it. A
     /// name misspelt as retrieval forgives ("Chicaga") counts as held when a passage has a word
     /// within the same spelling distance of it.
-    func absentNames(question: String, passages: [GroundingPassage]) -> [String] {
+    func absentNames(question: String, passages: [GroundingPassage], loose: Bool = false) -> [String] {
         let names = Self.names(in: question)
         guard !names.isEmpty else { return [] }
         var vocabulary: [String: Int] = [:]
         for passage in passages {
             for term in Set(analyzer.terms(in: Self.described(passage))) { vocabulary[term, default: 0] += 1 }
         }
-        let unheld = names.map { analyzer.terms(in: $0).filter { !Self.generic.contains($0) && vocabulary[$0] == nil } }
+        // Matching loosely, an inflected name ("Tadeuszowi") is held by its first five letters.
+        let prefixes = loose ? Self.matchKeySet(Array(vocabulary.keys), loose: true) : []
+        let unheld = names.map {
+            analyzer.terms(in: $0).filter { !Self.generic.contains($0) && vocabulary[$0] == nil && !prefixes.contains(Self.matchKey($0, loose: loose)) }
+        }
         guard unheld.contains(where: { !$0.isEmpty }) else { return [] }
         // Built only when a name is missing as written, the rare case.
         let spelling = SpellingExpander(vocabulary: vocabulary)
@@ -465,17 +540,19 @@ public struct ExtractiveResponder: ChatProvider {
     /// person). Its choices are gated at 100% by evals/demo.yaml; the answer-first selection
     /// (`answer`) is for archives whose interviews mix the interviewer's prose with the teller's
     /// words, where this one quoted scene-setting sentences (issue 15).
-    private func familyAnswer(question: String, sentences: [Sentence], passages: [GroundingPassage], summary: Bool) -> String {
+    private func familyAnswer(question: String, sentences: [Sentence], passages: [GroundingPassage], summary: Bool, loose: Bool = false) -> String {
         let people = mentionedPeople(question: question, passages: passages)
         let (sentences, passages) = Self.withoutNamesakes(of: people, question: question, sentences: sentences, passages: passages)
-        let questionTerms = Set(analyzer.terms(in: question))
+        let questionTerms = Self.matchKeySet((loose ? Self.otherLanguages : analyzer).terms(in: question), loose: loose)
+        let keys: [Set<String>] = sentences.map { loose ? Self.matchKeySet(Array($0.terms), loose: true) : $0.terms }
         var documentFrequency: [String: Int] = [:]
-        for sentence in sentences { for term in sentence.terms { documentFrequency[term, default: 0] += 1 } }
+        for sentenceKeys in keys { for term in sentenceKeys { documentFrequency[term, default: 0] += 1 } }
         let count = Double(max(sentences.count, 1))
+        let keysOf = Dictionary(sentences.indices.map { ("\(sentences[$0].passage.number)|\(sentences[$0].index)", keys[$0]) }, uniquingKeysWith: { a, _ in a })
 
         func score(_ sentence: Sentence) -> Double {
             var total = 0.0
-            for term in sentence.terms where questionTerms.contains(term) {
+            for term in keysOf["\(sentence.passage.number)|\(sentence.index)"] ?? sentence.terms where questionTerms.contains(term) {
                 total += log((count + 1) / (Double(documentFrequency[term] ?? 0) + 0.5))
             }
             let lowered = sentence.text.lowercased()
@@ -699,8 +776,12 @@ public struct ExtractiveResponder: ChatProvider {
         Set(text.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init))
     }
 
+    /// Titles, and the English days and months, which are capitalised without being names.
     private static let titles: Set<String> = ["rev", "reverend", "dr", "mr", "mrs", "ms", "miss", "aunt", "uncle", "sister", "brother", "deacon", "grandma", "grandpa", "jr", "sr",
-                                              "col", "gen", "capt", "lt", "sgt", "maj", "gov", "st"]
+                                              "col", "gen", "capt", "lt", "sgt", "maj", "gov", "st",
+                                              "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+                                              "mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays", "sundays",
+                                              "january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december"]
 
     /// The lowercased given names and nicknames of a person ("Theodore \"Teddy\" Batiste" → theodore, teddy).
     static func givenNames(_ person: String) -> [String] {

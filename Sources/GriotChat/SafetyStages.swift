@@ -54,10 +54,11 @@ struct GroundednessStage: Sendable {
 
     /// `passages` as the model saw them (title, tellers, people and places, then the text), so
     /// an answer that names the story or its teller is not taken for inventing them; `question`
-    /// lends its names and numbers the same way. `answer` is the model's text before masking.
+    /// lends its names and numbers the same way. `answer` is the model's text before masking;
+    /// the offline responder's note on the reply's language is not a claim and is left out.
     func review(answer: String, passages: [String], question: String, unsupportedClaims: Int = 0)
         -> (score: GroundednessScore, verdict: SafetyVerdict, flag: SafetyFlag?) {
-        let score = scorer.score(answer: answer, passages: passages, known: question)
+        let score = scorer.score(answer: ExtractiveResponder.withoutLanguageNote(answer), passages: passages, known: question)
         let claims = score.sentences.filter(\.isClaim)
         let weak = claims.filter { $0.score < GroundednessScore.threshold }
         let inaccurate = score.isLowGroundedness || unsupportedClaims > 0

@@ -115,7 +115,7 @@ public struct GroundednessScorer: Sendable {
         var total = 0.0
         var weight = 0.0
         for claim in claims {
-            let w = Double(max(1, min(20, claim.text.split(separator: " ").count)))
+            let w = Double(max(1, min(20, WordTokenizer.wordCount(claim.text))))
             total += claim.score * w
             weight += w
         }
@@ -235,7 +235,7 @@ private struct Evidence {
             var text = String.UnicodeScalarView()
             text.append(contentsOf: scalars[span.start..<span.end])
             let sentence = String(text)
-            return sentence.split(separator: " ").count >= 3 ? sentence : nil
+            return WordTokenizer.wordCount(sentence) >= 3 ? sentence : nil
         }
     }
 }
@@ -257,7 +257,7 @@ private struct Claim {
             let number = fact.text.lowercased()
             return !Self.sourceNouns.contains { lowered.contains("\(number) \($0)") || lowered.contains("\(number) of the \($0)") || lowered.contains("\(number) of the family's \($0)") }
         }
-        let isQuestion = text.hasSuffix("?")
+        let isQuestion = text.hasSuffix("?") || text.hasSuffix("\u{FF1F}") || text.hasSuffix("\u{061F}")
         // "I hope this helps." and "The stories don't say." have no content left to check; nor
         // has an answer saying the stories are silent, or suggesting a story to record, which is
         // what the prompts ask for when they are, nor a sentence about the stories themselves.

@@ -2,6 +2,7 @@ import Foundation
 @testable import GriotChat
 import GriotEmbedding
 import GriotProviders
+import GriotSafety
 import Testing
 
 /// The offline responder on passages made by hand, so each rule is seen alone.
@@ -257,5 +258,77 @@ import Testing
         // Another Tobias, named in full, has no interview here: the missing name still refuses.
         let other = reply("What did Tobias Stephens say about the Union army?", passages)
         #expect(other.contains("do not cover") || other.contains("do not answer"), "\(other)")
+    }
+}
+
+/// Issue 23: the offline responder and the groundedness stage read stories in any language.
+@Suite struct ExtractiveResponderLanguageTests {
+    let responder = ExtractiveResponder()
+
+    func reply(_ question: String, language: String?, _ passages: [GroundingPassage]) -> String {
+        responder.compose(ChatRequest(messages: [ChatMessage(role: .user, content: question)],
+                                      grounding: Grounding(assistant: "griot", question: question, passages: passages, language: language)))
+    }
+
+    /// A story as the archive gives it: places from its (English) metadata.
+    func story(_ number: Int, title: String, teller: String, people: [String] = [], places: [String], _ text: String) -> GroundingPassage {
+        GroundingPassage(number: number, storyID: "story-\(number)", passageID: "p\(number)", storyTitle: title,
+                         people: [teller] + people, places: places, text: text, interviewees: [teller])
+    }
+
+    var bakery: GroundingPassage {
+        story(1, title: "La panadería de la abuela", teller: "Josefina Ruiz", places: ["Oaxaca, Mexico"], """
+            La panadería estaba en la calle Macedonio Alcalá, junto al mercado. Mi padre construyó el horno de leña \
+            con sus propias manos en 1952. Yo horneaba pan de yema y conchas todas las mañanas antes de que saliera el sol. \
+            Los domingos vendíamos chocolate caliente a los vecinos.
+            """)
+    }
+
+    var teahouse: GroundingPassage {
+        story(1, title: "成都的茶馆", teller: "李秀英", people: ["Li Xiuying"], places: ["Chengdu, Sichuan"],
+              "我们家的茶馆开在锦江边上，一九六二年开张。我每天早上五点起来烧水泡茶。客人最喜欢喝的是茉莉花茶。晚上常常有人在茶馆里唱川剧。")
+    }
+
+    var shipyard: GroundingPassage {
+        story(1, title: "Sierpień 1980", teller: "Tadeusz Kamiński", people: ["Irena Kamińska"], places: ["Gdańsk Shipyard, Poland"], """
+            W sierpniu 1980 roku spałem w stoczni na styropianie. Babcia Irena przychodziła codziennie pod bramę numer dwa \
+            i podawała mi kanapki z pasztetem przez kraty. Strajk trwał osiemnaście dni.
+            """)
+    }
+
+    @Test func theSentenceThatAnswersIsQuotedNotTheOpening() {
+        let spanish = reply("¿Qué horneaba mi abuela Josefina en Oaxaca?", language: "es", [bakery])
+        #expect(spanish.contains("“Yo horneaba pan de yema y conchas todas las mañanas antes de que saliera el sol.” [1]"), "\(spanish)")
+        #expect(spanish.hasPrefix("(Esta respuesta sin conexión está en inglés"), "\(spanish)")
+        let chinese = reply("李秀英的茶馆里客人最喜欢喝什么茶？", language: "zh", [teahouse])
+        #expect(chinese.contains("“客人最喜欢喝的是茉莉花茶。” [1]"), "\(chinese)")
+    }
+
+    @Test func inflectedNamesStillFindTheirStoryAndAnAbsentThingDoesNot() {
+        let brama = reply("Gdzie babcia Irena podawała dziadkowi Tadeuszowi kanapki w czasie strajku?", language: "pl", [shipyard])
+        #expect(brama.contains("bramę numer dwa") && brama.contains("[1]"), "\(brama)")
+        let moon = reply("Czy dziadek był kiedyś na Księżycu?", language: "pl", [shipyard])
+        #expect(!moon.contains("[1]"), "the story says nothing of the Moon: \(moon)")
+        // Asked in English, the names and the year are what the question shares with the story.
+        let english = reply("How many days did Tadeusz stay inside the shipyard during the August 1980 strike?", language: nil, [shipyard])
+        #expect(english.contains("[1]"), "\(english)")
+    }
+
+    @Test func aVerbatimQuoteInAnyLanguageIsGrounded() {
+        let stage = GroundednessStage(scorer: GroundednessScorer())
+        for (question, language, passage) in [("¿Qué horneaba mi abuela Josefina en Oaxaca?", "es", bakery),
+                                              ("李秀英的茶馆里客人最喜欢喝什么茶？", "zh", teahouse),
+                                              ("Gdzie babcia Irena podawała kanapki?", "pl", shipyard)] {
+            let answer = reply(question, language: language, [passage])
+            #expect(answer.contains("[1]"), "\(answer)")
+            let review = stage.review(answer: answer, passages: [passage.storyTitle + "\n" + passage.people.joined(separator: ", ") + "\n" + passage.text],
+                                      question: question)
+            #expect(review.flag == nil, "\(language): \(review.verdict.reason) for \(answer)")
+            #expect(review.score.answer >= 0.8, "\(language): \(review.score.sentences.map { ($0.text, $0.score) })")
+        }
+        // The note on the reply's language is not a claim: a reply that says the stories are silent stays unflagged.
+        let silent = reply("我爷爷在南极洲旅行时拍了什么照片？", language: "zh", [teahouse])
+        #expect(!silent.contains("[1]"), "\(silent)")
+        #expect(stage.review(answer: silent, passages: [teahouse.text], question: "我爷爷在南极洲旅行时拍了什么照片？").flag == nil)
     }
 }
