@@ -88,7 +88,12 @@ extension ArchiveOptions {
         }
         let archive = try StoryArchive(store: .inMemory(), configuration: configuration.bm25, embedder: try SentenceEmbedder())
         let progress = ProgressBar(label: "demo corpus")
-        _ = try archive.ingest(StoryFiles.read([corpus]).stories, progress: progress.update)
+        // A file's own stories (evals/multilingual/stories) go in beside the bundled corpus.
+        let read = StoryFiles.read([corpus] + (suite.stories.map { [$0] } ?? []))
+        if let stories = suite.stories, !read.problems.isEmpty {
+            throw ValidationError("the stories of \(suite.name) (\(stories)) could not all be read: \(read.problems.prefix(3).map { "\($0)" }.joined(separator: "; "))")
+        }
+        _ = try archive.ingest(read.stories, progress: progress.update)
         progress.finish()
         return archive
     }

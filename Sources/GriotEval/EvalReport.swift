@@ -19,10 +19,12 @@ public struct EvalReport: Codable, Sendable {
     /// (`tune`, `held_out`) when the file has both; nil in reports written before they existed.
     public var kinds: [String: [String: Double]]?
     public var splits: [String: [String: Double]]?
+    /// The same metrics for the cases of each language, when the file names languages.
+    public var languages: [String: [String: Double]]?
 
     public var passed: Bool { gates.allSatisfy(\.passed) }
 
-    enum CodingKeys: String, CodingKey { case name, database, metrics, gates, results, kinds, splits }
+    enum CodingKeys: String, CodingKey { case name, database, metrics, gates, results, kinds, splits, languages }
 
     /// Gates on these are maxima; every other gate is a minimum.
     static let maxima: Set<String> = ["privacy_violations", "latency_p95_ms", "latency_p50_ms", "groundedness_under_0_4"]
@@ -37,10 +39,19 @@ public struct EvalReport: Codable, Sendable {
         kinds = Dictionary(grouping: results, by: \.kind).mapValues { Self.metrics($0, cases: cases) }
         let bySplit = Dictionary(grouping: results) { $0.split ?? EvalCase.tuningSplit }
         splits = bySplit.count > 1 ? bySplit.mapValues { Self.metrics($0, cases: cases) } : nil
+        let byLanguage = Dictionary(grouping: results.filter { $0.language != nil }) { $0.language! }
+        let languages = byLanguage.isEmpty ? nil : byLanguage.mapValues { Self.metrics($0, cases: cases) }
+        self.languages = languages
         gates = suite.gates.keys.sorted().map { metric in
             let threshold = suite.gates[metric]!
-            let value = metrics[metric]
-            let passed = value.map { Self.maxima.contains(metric) ? $0 <= threshold : $0 >= threshold } ?? false
+            let value: Double?
+            if let dot = metric.firstIndex(of: ".") {
+                value = languages?[String(metric[metric.index(after: dot)...])]?[String(metric[..<dot])]
+            } else {
+                value = metrics[metric]
+            }
+            let base = metric.split(separator: ".").first.map(String.init) ?? metric
+            let passed = value.map { Self.maxima.contains(base) ? $0 <= threshold : $0 >= threshold } ?? false
             return Gate(metric: metric, threshold: threshold, value: value, passed: passed)
         }
     }

@@ -93,6 +93,8 @@ public struct EvalCaseResult: Codable, Sendable, Equatable {
     public var kind: String
     /// `tune` or `held_out` (see `EvalCase.split`).
     public var split: String?
+    /// The language of the stories asked about, when the file names one (see `EvalCase.language`).
+    public var language: String?
     public var passed: Bool
     public var failures: [String]
     public var retrieved: [String]
@@ -119,7 +121,7 @@ public struct EvalCaseResult: Codable, Sendable, Equatable {
 
     // Spelled out so that reports read back exactly (a key strategy would also rename the metrics' keys).
     enum CodingKeys: String, CodingKey {
-        case id, kind, split, passed, failures, retrieved, cited, route, status, text, flags, groundedness, milliseconds, ndcg
+        case id, kind, split, language, passed, failures, retrieved, cited, route, status, text, flags, groundedness, milliseconds, ndcg
         case promptTokens = "prompt_tokens", completionTokens = "completion_tokens", firstExpectedRank = "first_expected_rank"
         case privacyViolation = "privacy_violation", factsStated = "facts_stated", factsExpected = "facts_expected", factsMissed = "facts_missed"
     }
@@ -150,7 +152,7 @@ public struct EvalCaseResult: Codable, Sendable, Equatable {
         // the `facts` metrics and gates judge how much of what was asked the answers state.
         let missed = expect.answerFacts.filter { !states(text, fact: $0) }
         return EvalCaseResult(
-            id: item.id, kind: item.kind, split: item.split, passed: failures.isEmpty, failures: failures, retrieved: retrieved, cited: cited, route: route,
+            id: item.id, kind: item.kind, split: item.split, language: item.language, passed: failures.isEmpty, failures: failures, retrieved: retrieved, cited: cited, route: route,
             status: summary?.status.rawValue ?? "none", text: text, flags: flags.map(\.kind.rawValue), groundedness: summary?.groundedness,
             milliseconds: milliseconds, promptTokens: promptTokens, completionTokens: completionTokens, firstExpectedRank: rank,
             ndcg: expect.grades.isEmpty ? nil : ndcg(retrieved, grades: expect.grades), privacyViolation: !leaked.isEmpty,

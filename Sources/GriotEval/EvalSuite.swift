@@ -13,6 +13,9 @@ public struct EvalSuite: Sendable, Equatable {
     public var description: String
     /// `demo` (the bundled corpus) or `wpa` (a database made by `griot import-wpa`).
     public var database: String
+    /// A folder of story files ingested beside the bundled corpus for a `demo` file (`stories:`,
+    /// relative to the eval file; made absolute by `load`).
+    public var stories: String? = nil
     /// Metric name → threshold. `privacy_violations` is a maximum; every other gate is a minimum.
     public var gates: [String: Double]
     public var cases: [EvalCase]
@@ -26,7 +29,9 @@ public struct EvalSuite: Sendable, Equatable {
     /// Whether a gate name is known: one of `knownGates`, or a per-kind answer metric such as
     /// `facts_single` or `facts_person` (the facts stated by the answers of one kind of case).
     public static func isKnownGate(_ name: String) -> Bool {
-        knownGates.contains(name) || (name.hasPrefix("facts_") && name.count > "facts_".count)
+        // A metric of the cases of one language: "citation_hit.es".
+        if let dot = name.firstIndex(of: "."), name.index(after: dot) < name.endIndex { return isKnownGate(String(name[..<dot])) }
+        return knownGates.contains(name) || (name.hasPrefix("facts_") && name.count > "facts_".count)
     }
 
     /// Reads and checks a file; every problem found is reported at once, with the case's id.
@@ -37,7 +42,11 @@ public struct EvalSuite: Sendable, Equatable {
         } catch {
             throw EvalFileError(file: url.lastPathComponent, problems: ["cannot be read (\(error.localizedDescription)); check the path"])
         }
-        return try parse(text, file: url.lastPathComponent)
+        var suite = try parse(text, file: url.lastPathComponent)
+        if let stories = suite.stories, !stories.hasPrefix("/") {
+            suite.stories = url.deletingLastPathComponent().appendingPathComponent(stories).standardizedFileURL.path
+        }
+        return suite
     }
 
     public static func parse(_ text: String, file: String) throws -> EvalSuite {
@@ -50,10 +59,11 @@ public struct EvalSuite: Sendable, Equatable {
         var problems: [String] = []
         let gates = raw.gates ?? [:]
         for name in gates.keys.sorted() where !isKnownGate(name) {
-            problems.append("gate `\(name)` is unknown; the gates are \(knownGates.sorted().joined(separator: ", ")) and facts_<kind>")
+            problems.append("gate `\(name)` is unknown; the gates are \(knownGates.sorted().joined(separator: ", ")), facts_<kind> and <gate>.<language>")
         }
         let database = raw.database ?? "demo"
         if !["demo", "wpa"].contains(database) { problems.append("database `\(database)` is unknown; use demo or wpa") }
+        if raw.stories != nil, database != "demo" { problems.append("`stories` adds to the bundled corpus, so it needs database: demo") }
         var seen = Set<String>()
         var cases: [EvalCase] = []
         for (index, item) in (raw.cases ?? []).enumerated() {
@@ -75,7 +85,7 @@ public struct EvalSuite: Sendable, Equatable {
                 problems.append("\(id): an answer fact is empty; write the phrase a good answer states")
             }
             cases.append(EvalCase(
-                id: id, kind: item.kind ?? "other", split: split, assistant: item.assistant ?? raw.defaults?.assistant ?? "griot", question: question,
+                id: id, kind: item.kind ?? "other", split: split, language: item.language, assistant: item.assistant ?? raw.defaults?.assistant ?? "griot", question: question,
                 conversation: item.conversation ?? [], viewer: viewer, course: item.course, role: item.role,
                 expect: EvalExpectation(
                     stories: expect.stories ?? [], phrases: expect.phrases ?? [], mustContain: expect.must_contain ?? [],
@@ -87,7 +97,7 @@ public struct EvalSuite: Sendable, Equatable {
         }
         if cases.isEmpty && problems.isEmpty { problems.append("has no cases") }
         guard problems.isEmpty else { throw EvalFileError(file: file, problems: problems) }
-        return EvalSuite(name: raw.name ?? file, description: raw.description ?? "", database: database, gates: gates, cases: cases)
+        return EvalSuite(name: raw.name ?? file, description: raw.description ?? "", database: database, stories: raw.stories, gates: gates, cases: cases)
     }
 }
 
@@ -98,6 +108,9 @@ public struct EvalCase: Sendable, Equatable {
     public var kind: String
     /// `tune` (may be read while a scorer is tuned) or `held_out` (judged, never looked at while tuning).
     public var split: String = EvalCase.tuningSplit
+    /// The language of the stories the case asks about (`es`, `zh` ...), when a file measures
+    /// languages apart; its metrics are then reported per language, and gated as `<metric>.<language>`.
+    public var language: String? = nil
     public var assistant: String
     public var question: String
     /// Earlier user messages asked first, in the same thread.
@@ -163,6 +176,7 @@ private struct RawSuite: Decodable {
     var name: String?
     var description: String?
     var database: String?
+    var stories: String?
     var gates: [String: Double]?
     var defaults: RawDefaults?
     var cases: [RawCase]?
@@ -177,6 +191,7 @@ private struct RawCase: Decodable {
     var id: String?
     var kind: String?
     var split: String?
+    var language: String?
     var assistant: String?
     var question: String?
     var conversation: [String]?

@@ -20,7 +20,8 @@ public enum EvalText {
         return lines.joined(separator: "\n")
     }
 
-    /// The answer metrics per kind of case, then per split (tune, held_out) when the file has both.
+    /// The answer metrics per kind of case, then per split (tune, held_out) when the file has both,
+    /// then per language when the file names languages.
     static func breakdown(_ report: EvalReport) -> [String] {
         let columns = ["cases_passed", "hit_at_5", "citation_hit", "facts", "place_listed", "no_content_correct"]
         func row(_ name: String, _ metrics: [String: Double], count: Int) -> [String] {
@@ -32,6 +33,9 @@ public enum EvalText {
         }
         for (split, metrics) in (report.splits ?? [:]).sorted(by: { $0.key > $1.key }) {
             rows.append(row("split " + split, metrics, count: report.results.filter { ($0.split ?? EvalCase.tuningSplit) == split }.count))
+        }
+        for (language, metrics) in (report.languages ?? [:]).sorted(by: { $0.key < $1.key }) {
+            rows.append(row("language " + language, metrics, count: report.results.filter { $0.language == language }.count))
         }
         guard !rows.isEmpty else { return [] }
         let header = ["by kind", "cases", "passed", "hit@5", "cite_hit", "facts", "listed", "no_content"]

@@ -25,6 +25,17 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         #expect(item.expect.latencyMilliseconds == 2000)
     }
 
+    /// Issue 23: a file's own stories beside the bundled corpus, and metrics gated per language.
+    @Test func theMultilingualFileNamesItsStoriesAndGatesEachLanguage() throws {
+        let suite = try EvalSuite.load(packageRoot.appendingPathComponent("evals/multilingual.yaml"))
+        let stories = try #require(suite.stories)
+        #expect(stories.hasSuffix("/evals/multilingual/stories") && FileManager.default.fileExists(atPath: stories))
+        #expect(Set(suite.cases.compactMap(\.language)) == ["es", "fr", "de", "pl", "zh", "ar"])
+        for language in ["es", "fr", "de", "pl", "zh", "ar"] { #expect(suite.gates["citation_hit.\(language)"] == 0.9) }
+        #expect(EvalSuite.isKnownGate("citation_hit.es") && !EvalSuite.isKnownGate("hit_at_50.es"))
+        #expect(throws: EvalFileError.self) { try EvalSuite.parse("database: wpa\nstories: extra\ncases: []", file: "x.yaml") }
+    }
+
     @Test func everyProblemOfAFileIsReportedAtOnceWithTheCase() {
         let text = """
             name: broken
