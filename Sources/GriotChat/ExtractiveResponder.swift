@@ -299,7 +299,6 @@ public struct ExtractiveResponder: ChatProvider {
             if across ? key.filter(terms.contains).count >= 2 && Self.coverage(of: key, in: terms) >= 1.0 / 3 : Self.coverage(of: key, in: terms) >= 0.5 {
                 relevant.insert(passage.number)
             }
-            if ProcessInfo.processInfo.environment["DEBUG_REL"] != nil { FileHandle.standardError.write("REL p\(passage.number) \(passage.storyID) key=\(key) held=\(key.filter(terms.contains)) names=\(Self.names(in: question)) absent=\(absentNames(question: question, passages: passages))\n".data(using: .utf8)!) }
             if passage.isArchive == true, let evidence, evidence.hasVectors, evidence.support(of: passage.number) >= AnswerEvidence.relevanceThreshold {
                 relevant.insert(passage.number)
             }
