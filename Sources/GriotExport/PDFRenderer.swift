@@ -108,46 +108,60 @@ final class PDFRenderer {
 
     /// Runs of text, each in its own style, laid out as one paragraph.
     func styledText(_ runs: [(String, TextStyle)], width: Double?, ellipsized: Bool = false) -> TextBlock {
+        Self.layOut(runs, width: width, ellipsized: ellipsized, context: context, fonts: fontKinds)
+    }
+
+    /// Many paragraphs laid out at once, each as ``styledText(_:width:ellipsized:)`` would, on
+    /// as many threads as the machine has cores (at most four). Shaping is most of an export's
+    /// time; each thread has its own Pango font map and context, since Pango's are not to be
+    /// shared between threads, and the blocks are drawn afterwards on this renderer's page.
+    func texts(_ items: [[(String, TextStyle)]], width: Double?) -> [TextBlock] {
+        let workers = min(Self.mostWorkers, ProcessInfo.processInfo.activeProcessorCount, max(1, items.count / 64))
+        guard workers > 1 else { return items.map { styledText($0, width: width) } }
+        let contexts = Self.workerContexts(workers)
+        nonisolated(unsafe) var blocks = [TextBlock?](repeating: nil, count: items.count)
+        blocks.withUnsafeMutableBufferPointer { slots in
+            nonisolated(unsafe) let slots = slots
+            nonisolated(unsafe) let contexts = contexts
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let fonts = FontKinds()
+                for index in (items.count * worker / workers)..<(items.count * (worker + 1) / workers) {
+                    slots[index] = Self.layOut(items[index], width: width, ellipsized: false, context: contexts[worker], fonts: fonts)
+                }
+            }
+        }
+        return blocks.map { $0! }
+    }
+
+    private static func layOut(_ runs: [(String, TextStyle)], width: Double?, ellipsized: Bool, context: OpaquePointer, fonts: FontKinds) -> TextBlock {
         let layout = pango_layout_new(context)!
-        if runs.count == 1, let (text, style) = runs.first {
-            // One style: the text as it is, no markup to build and parse (most of a thread's text).
+        // The runs' styles as attributes over byte ranges of the joined text (no markup to build and parse).
+        let attributes = pango_attr_list_new()
+        var text = ""
+        var start: UInt32 = 0
+        for (piece, style) in runs {
+            let drawn = drawable(piece)
+            let end = start + UInt32(drawn.utf8.count)
+            func insert(_ attribute: UnsafeMutablePointer<PangoAttribute>) {
+                attribute.pointee.start_index = start
+                attribute.pointee.end_index = end
+                pango_attr_list_insert(attributes, attribute)
+            }
             let description = pango_font_description_new()
-            pango_font_description_set_family(description, Self.fontFamily)
+            pango_font_description_set_family(description, fontFamily)
             pango_font_description_set_weight(description, style.bold ? PANGO_WEIGHT_BOLD : PANGO_WEIGHT_NORMAL)
             pango_font_description_set_size(description, Int32((style.size * Double(PANGO_SCALE)).rounded()))
-            pango_layout_set_font_description(layout, description)
+            insert(pango_attr_font_desc_new(description))
             pango_font_description_free(description)
             let level = UInt16((style.gray * 65535).rounded())
-            let attributes = pango_attr_list_new()
-            pango_attr_list_insert(attributes, pango_attr_foreground_new(level, level, level))
-            if let language = Self.hanLanguage(of: text) {
-                pango_attr_list_insert(attributes, pango_attr_language_new(pango_language_from_string(language)))
-            }
-            pango_layout_set_attributes(layout, attributes)
-            pango_attr_list_unref(attributes)
-            pango_layout_set_text(layout, Self.drawable(text), -1)
-        } else {
-            pango_layout_set_markup(layout, markup(runs), -1)
+            insert(pango_attr_foreground_new(level, level, level))
+            if let language = hanLanguage(of: piece) { insert(pango_attr_language_new(pango_language_from_string(language))) }
+            text += drawn
+            start = end
         }
-        return finish(layout, width: width, ellipsized: ellipsized)
-    }
-
-    /// Pango markup for runs in their own styles.
-    private func markup(_ runs: [(String, TextStyle)]) -> String {
-        var markup = ""
-        for (text, style) in runs {
-            let level = String(Int((style.gray * 255).rounded()), radix: 16)
-            let byte = level.count == 1 ? "0" + level : level
-            let colour = "#" + byte + byte + byte
-            let language = Self.hanLanguage(of: text).map { " lang=\"\($0)\"" } ?? ""
-            markup += "<span font_family=\"\(Self.fontFamily)\"\(language) font_weight=\"\(style.bold ? "bold" : "normal")\" "
-                + "size=\"\(Int((style.size * Double(PANGO_SCALE)).rounded()))\" foreground=\"\(colour)\">"
-                + Self.escaped(Self.drawable(text)) + "</span>"
-        }
-        return markup
-    }
-
-    private func finish(_ layout: OpaquePointer, width: Double?, ellipsized: Bool) -> TextBlock {
+        pango_layout_set_attributes(layout, attributes)
+        pango_attr_list_unref(attributes)
+        pango_layout_set_text(layout, text, -1)
         if let width {
             pango_layout_set_width(layout, Int32((width * Double(PANGO_SCALE)).rounded(.down)))
             if ellipsized {
@@ -157,7 +171,7 @@ final class PDFRenderer {
                 pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
             }
         }
-        return TextBlock(layout: layout, isColour: isColour)
+        return TextBlock(layout: layout, isColour: fonts.isColour)
     }
 
     // MARK: Drawing
@@ -256,7 +270,7 @@ final class PDFRenderer {
     private let cairo: OpaquePointer
     private let context: OpaquePointer
     private var pageCount = 0
-    private var colourFonts: [UnsafeMutableRawPointer: Bool] = [:]
+    private let fontKinds = FontKinds()
 
     private init(pageSize: PDFPageSize, metadata: Metadata) {
         surface = cairo_pdf_surface_create_for_stream({ closure, bytes, length in
@@ -272,15 +286,32 @@ final class PDFRenderer {
         cairo = cairo_create(surface)
 
         if Self.sharedFontMap == nil { Self.sharedFontMap = pango_cairo_font_map_new() }
-        context = pango_font_map_create_context(Self.sharedFontMap)
-        pango_cairo_context_set_resolution(context, 72) // sizes in points are sizes in PDF units
-        // Layout with the outlines' own advances, as the PDF draws them: no hinting, no rounding.
+        context = Self.makeContext(Self.sharedFontMap!)
+    }
+
+    /// A Pango context on `fontMap` set up for PDF: 72 dpi, so sizes in points are sizes in PDF
+    /// units, and the outlines' own advances, as the PDF draws them (no hinting, no rounding).
+    private static func makeContext(_ fontMap: UnsafeMutablePointer<PangoFontMap>) -> OpaquePointer {
+        let context = pango_font_map_create_context(fontMap)!
+        pango_cairo_context_set_resolution(context, 72)
         let options = cairo_font_options_create()
         cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
         cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
         pango_cairo_context_set_font_options(context, options)
         cairo_font_options_destroy(options)
         pango_context_set_round_glyph_positions(context, 0)
+        return context
+    }
+
+    /// At most this many threads lay text out for one document.
+    private static let mostWorkers = 4
+    /// One context (on its own font map) per layout thread, made on first use and kept, like the
+    /// shared font map; only touched under `lock`.
+    nonisolated(unsafe) private static var workerContextsMade: [OpaquePointer] = []
+
+    private static func workerContexts(_ count: Int) -> [OpaquePointer] {
+        while workerContextsMade.count < count { workerContextsMade.append(makeContext(pango_cairo_font_map_new()!)) }
+        return Array(workerContextsMade.prefix(count))
     }
 
     private func finish() -> Data {
@@ -323,23 +354,29 @@ final class PDFRenderer {
         return runs
     }
 
-    /// Whether `run` is set in a colour emoji font. Asked of every run of every line, and a
-    /// document uses a handful of fonts (which the font map keeps alive), so the answer is kept
-    /// per font instead of describing the font again each time.
-    private func isColour(_ run: UnsafeMutablePointer<PangoGlyphItem>) -> Bool {
-        guard let font = run.pointee.item.pointee.analysis.font else { return false }
-        let key = UnsafeMutableRawPointer(font)
-        if let known = colourFonts[key] { return known }
-        var colour = false
-        if let description = pango_font_describe(font) {
-            if let family = pango_font_description_get_family(description) {
-                colour = String(cString: family).contains("Color Emoji")
+    /// Whether a run is set in a colour emoji font, asked of every run of every line. A document
+    /// uses a handful of fonts (which the font map keeps alive), so the answer is kept per font
+    /// instead of describing the font again each time; one of these per thread.
+    final class FontKinds {
+        private var colour: [UnsafeMutableRawPointer: Bool] = [:]
+
+        func isColour(_ run: UnsafeMutablePointer<PangoGlyphItem>) -> Bool {
+            guard let font = run.pointee.item.pointee.analysis.font else { return false }
+            let key = UnsafeMutableRawPointer(font)
+            if let known = colour[key] { return known }
+            var isColour = false
+            if let description = pango_font_describe(font) {
+                if let family = pango_font_description_get_family(description) {
+                    isColour = String(cString: family).contains("Color Emoji")
+                }
+                pango_font_description_free(description)
             }
-            pango_font_description_free(description)
+            colour[key] = isColour
+            return isColour
         }
-        colourFonts[key] = colour
-        return colour
     }
+
+    private func isColour(_ run: UnsafeMutablePointer<PangoGlyphItem>) -> Bool { fontKinds.isColour(run) }
 
     /// The run's foreground colour from its markup, black when it has none.
     private static func foreground(of item: PangoItem) -> (Double, Double, Double) {
@@ -355,25 +392,8 @@ final class PDFRenderer {
         return (0, 0, 0)
     }
 
-    /// Pango's markup needs these five escaped; everything else is text.
-    private static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
-    }
-
-    /// Control characters other than tab and line breaks have no glyph and no place in markup
-    /// (a NUL would end it): each becomes U+FFFD, so the reader sees that something was there.
+    /// Control characters other than tab and line breaks have no glyph (and a NUL would end the
+    /// text Pango is given): each becomes U+FFFD, so the reader sees that something was there.
     private static func drawable(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isUndrawable) else { return text }
         var out = String.UnicodeScalarView()

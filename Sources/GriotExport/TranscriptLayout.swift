@@ -93,13 +93,14 @@ struct TranscriptLayout {
                   x: margin, leading: bodyLeading)
         }
 
-        let bodyWidth = contentWidth - messageIndent
-        for message in export.messages {
-            let isEmpty = message.content.allSatisfy(\.isWhitespace)
-            let body = isEmpty
-                ? renderer.text("(no text)", style: .init(size: bodySize, gray: 0.45), width: bodyWidth)
-                : renderer.text(message.content, style: .init(size: bodySize), width: bodyWidth)
-            let label = renderer.styledText(labelRuns(for: message), width: contentWidth)
+        // Every message's label and body laid out first, on all cores; then placed in order.
+        let bodies = renderer.texts(export.messages.map { message in
+            message.content.allSatisfy(\.isWhitespace)
+                ? [("(no text)", PDFRenderer.TextStyle(size: bodySize, gray: 0.45))]
+                : [(message.content, PDFRenderer.TextStyle(size: bodySize))]
+        }, width: contentWidth - messageIndent)
+        let labels = renderer.texts(export.messages.map(labelRuns), width: contentWidth)
+        for (body, label) in zip(bodies, labels) {
             // A label is never left alone at the foot of a page: it needs its first line with it.
             let firstLine = max(bodyLeading, body.lines.first?.height ?? 0)
             let labelHeight = label.height(leading: labelLeading)

@@ -46,6 +46,33 @@ struct ThreadExportPDFTests {
         }
     }
 
+    @Test("A long thread, laid out on several threads at once, reads back in order with each font embedded once")
+    func aLongThreadLaidOutInParallelReadsBack() throws {
+        let rounds = 20 // 140 messages: enough for the layout to be split between threads
+        let messages = (0..<(rounds * Self.everyScript.count)).map { index in
+            let (role, text) = Self.everyScript[index % Self.everyScript.count]
+            return ExportFixtures.message(index + 1, role, text)
+        }
+        let pdf = ExportFixtures.export(messages).pdf()
+        let (text, errors) = try Poppler.text(of: pdf, noDiagonal: true)
+        #expect(errors.isEmpty, "poppler complained: \(errors)")
+        let lines = text.split(whereSeparator: \.isNewline).map { Self.comparable(String($0)) }
+        for (_, message) in Self.everyScript {
+            let expected = Self.comparable(message)
+            #expect(lines.filter { $0 == expected }.count == rounds, "'\(message)' is not on the pages \(rounds) times as written")
+        }
+        // In the thread's order: the seven messages follow each other round after round.
+        let order = lines.compactMap { line in Self.everyScript.firstIndex { Self.comparable($0.1) == line } }
+        #expect(order == Array(repeating: Array(0..<Self.everyScript.count), count: rounds).flatMap { $0 })
+        let short = try Poppler.fonts(of: ExportFixtures.export(Self.everyScript.enumerated().map {
+            ExportFixtures.message($0.offset + 1, $0.element.0, $0.element.1)
+        }).pdf())
+        let fonts = try Poppler.fonts(of: pdf)
+        #expect(fonts.allSatisfy { $0.embedded }, "\(fonts)")
+        #expect(Set(fonts.map(\.name)).count == fonts.count, "a font is embedded twice: \(fonts.map(\.name))")
+        #expect(fonts.count <= short.count + 1, "the long thread uses the same fonts as the short one: \(fonts.map(\.name)) against \(short.map(\.name))")
+    }
+
     @Test("Han characters are set in the face of the text's language: Chinese, or Japanese beside kana")
     func hanFaceFollowsTheLanguage() throws {
         func cjkFonts(_ text: String) throws -> [String] {
