@@ -1,7 +1,8 @@
 /// The moderation classifier that runs in process: word lists and patterns over normalised
 /// text (see `ModerationText`), with negation, quotation, reported speech and counter-speech
 /// taken into account, so that condemning hate is not hate and naming a group is never enough;
-/// Spanish crisis and threat phrases (`ModerationSpanish`); and, when the MiniLM model file is
+/// Spanish crisis and threat phrases (`ModerationSpanish`), and French, German, Polish, Arabic and
+/// Chinese ones (`ModerationOtherLanguages`); and, when the MiniLM model file is
 /// there, a semantic layer (`ModerationSemantics`) that catches plain wording no rule lists.
 ///
 /// ```swift
@@ -27,6 +28,7 @@ public struct LocalModerator: Moderator {
         var reading = ModerationReading(normalised)
         var result = reading.result()
         result.raise(to: ModerationSpanish.reading(normalised))
+        result.raise(to: ModerationOtherLanguages.reading(normalised))
         result.raise(to: ModerationPlainHarm.reading(normalised))
         if let semantics {
             result.raise(to: ModerationSemanticGate(semantics: semantics, thresholds: thresholds).reading(normalised, rules: result))

@@ -49,6 +49,27 @@ struct ModerationTests {
         #expect(failures.isEmpty, "\(failures.count) cases failed:\n\(failures.joined(separator: "\n"))")
     }
 
+    /// Issue 23: crisis, threat and insult phrases in French, German, Polish, Chinese and Arabic
+    /// (and Spanish), with the hard history told in those languages still allowed. The tuning
+    /// file (evals/moderation/multilingual-tuning.jsonl) must pass whole; the held-out one
+    /// (multilingual.jsonl) is measured by griot-bench moderation, figures only.
+    @Test func everyMultilingualTuningLinePasses() throws {
+        let url = Self.casesURL.deletingLastPathComponent().appendingPathComponent("multilingual-tuning.jsonl")
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.allSatisfy(\.isWhitespace) }
+        let cases = try lines.map { try JSONDecoder().decode(Case.self, from: Data($0.utf8)) }
+        #expect(Set(cases.compactMap { $0.category.split(separator: "_").first.map(String.init) }) == ["es", "fr", "de", "pl", "zh", "ar"])
+        let moderator = LocalModerator()
+        var failures: [String] = []
+        for item in cases {
+            let result = moderator.classify(item.text)
+            let got = Self.decision(result)
+            if got != item.expect {
+                failures.append("expected \(item.expect), got \(got) (\(result.reasons.joined(separator: "; "))): \(item)")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.count) lines failed:\n\(failures.joined(separator: "\n"))")
+    }
+
     @Test func scoresStayInTheUnitInterval() throws {
         let moderator = LocalModerator()
         for item in try Self.loadCases() {
