@@ -191,6 +191,17 @@ struct PIINumberShape {
     /// Seven digits, 555-0187: a phone number only where the words around say so.
     var hasLocalLayout: Bool { hasGroups([3, 4]) && hasDash && !hasSpace && !hasDot && !hasPlus && !hasParenthesis }
 
+    /// National layouts with no trunk "0" and no country code, nine to eleven digits in the
+    /// groups those countries write: 3-3-3 and 3-2-2-2 (Spain, Poland's mobiles), 2-3-2-2
+    /// (Polish landlines), 3-4-4 (Chinese mobiles), 2-4-4 and 3-3-4, or one run. The scrubber
+    /// takes them only beside a telephone word, since a list of counts can look the same.
+    var hasCuedNationalLayout: Bool {
+        // "00" begins an international number or a lot number ("00-1234-5678"), never these.
+        guard (9...11).contains(digitCount), hasOneSeparatorKind, !hasDot || groupCount == 1, prefix(2) != 0 else { return false }
+        return groupCount == 1 || hasGroups([3, 3, 3]) || hasGroups([3, 2, 2, 2]) || hasGroups([2, 3, 2, 2])
+            || hasGroups([3, 4, 4]) || hasGroups([2, 4, 4]) || hasGroups([3, 3, 4])
+    }
+
     /// International (+ and 8–15 digits) and national layouts (9–12 digits, every group at least
     /// two digits, as in "03069 12345", "(02)55501234", "04 72 10 33 81", "52-5550-1234").
     var hasInternationalLayout: Bool {

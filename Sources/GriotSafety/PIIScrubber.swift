@@ -319,6 +319,9 @@ public final class PIIScrubber: @unchecked Sendable {
         if shape.hasLocalLayout {
             return Self.hasPhoneCue(around: shape.range, in: shape.bytes) ? .phone : nil
         }
+        // Spanish, Polish, Chinese and Egyptian numbers have no trunk "0" ("912 34 56 78",
+        // "601-234-567", "22 123 45 67", "138 0013 8000"): phones where the words around say so.
+        if shape.hasCuedNationalLayout, Self.hasPhoneCue(around: shape.range, in: shape.bytes) { return .phone }
         if shape.hasInternationalLayout {
             if shape.hasDot && !shape.hasPlus && Self.hasVersionCue(before: shape.range.lowerBound, in: shape.bytes) { return nil }
             return .phone
@@ -342,6 +345,7 @@ public final class PIIScrubber: @unchecked Sendable {
     private static func startsCleanly(_ start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard start > 0 else { return true }
         let previous = bytes[start - 1]
+        if previous >= 0x80 { return !isCasedLetter(endingAt: start, in: bytes) }
         if isWordByte(previous) { return false }
         let afterDigit = start > 1 && bytes[start - 2] >= 0x30 && bytes[start - 2] <= 0x39
         switch previous {
@@ -361,15 +365,40 @@ public final class PIIScrubber: @unchecked Sendable {
     private static func endsCleanly(_ end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard end < bytes.count else { return true }
         let next = bytes[end]
+        if next >= 0x80 { return !isCasedLetter(startingAt: end, in: bytes) }
         if isWordByte(next) { return false }
         switch next {
         case UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "%"):
             return false
         case UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ","):
-            return !(end + 1 < bytes.count && isWordByte(bytes[end + 1]))
+            // "8,412" or "v1.2-beta" go on; a Chinese full stop or comma ("。", "，", read as "."
+            // and ",") before the next Chinese word ends the number.
+            guard end + 1 < bytes.count else { return true }
+            let after = bytes[end + 1]
+            return after >= 0x80 ? !isCasedLetter(startingAt: end + 1, in: bytes) : !isWordByte(after)
         default:
             return true
         }
+    }
+
+    /// Whether the character before `end` (or from `start`) is a letter of a script with case
+    /// (Latin, Greek, Cyrillic): "é1234" is one word. Chinese, Japanese and Arabic write numbers
+    /// against their words ("电话13800138000", "رقمي٠١٠…"), and full-width punctuation ("：")
+    /// is punctuation, so those are boundaries.
+    private static func isCasedLetter(endingAt end: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var start = end - 1
+        while start > 0 && bytes[start] & 0xC0 == 0x80 && end - start < 4 { start -= 1 }
+        return isCasedLetter(startingAt: start, in: bytes)
+    }
+
+    private static func isCasedLetter(startingAt start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let lead = bytes[start]
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+        guard start + length <= bytes.count, length > 1 else { return true }
+        var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+        for index in (start + 1)..<(start + length) { value = value << 6 | UInt32(bytes[index] & 0x3F) }
+        guard let scalar = Unicode.Scalar(value) else { return true }
+        return scalar.properties.isAlphabetic && scalar.properties.changesWhenCaseMapped
     }
 
     /// After an IPv4 address: a port or prefix length, or a URL's path ("/admin", "/").
@@ -396,8 +425,16 @@ public final class PIIScrubber: @unchecked Sendable {
     }
 
     static let versionCues = ["version", "firmware", "release", "build", "update", "upgrade", "patch"]
+    /// In English, and in the languages of issue 23's measurement (Spanish, French, German,
+    /// Polish, Chinese, Arabic): a prefix of the word is enough ("telefon" finds "telefonu").
     static let phoneCues = ["call", "dial", "number", "phone", "cell", "text", "ring", "reach", "tel", "fax",
-                            "mobile", "contact", "extension"]
+                            "mobile", "contact", "extension",
+                            "teléfono", "telefono", "llam", "móvil", "movil", "celular", "número", "numero", "whatsapp",
+                            "téléphone", "portable", "numéro", "appel", "joindre",
+                            "telefon", "handy", "nummer", "ruf", "anruf", "erreich",
+                            "komórk", "komork", "numer", "zadzwo", "dzwo",
+                            "电话", "手机", "号码", "打给", "联系",
+                            "هاتف", "رقم", "اتصل", "جوال", "موبايل", "تلفون"]
 
     /// Software words just before a dotted number, in the same sentence: "version 3.2.0.7" is
     /// not an IP address.

@@ -35,6 +35,28 @@ struct PIIScrubberTests {
         #expect(found?.1 == number)
     }
 
+    /// Issue 23: numbers written the way Spain, Poland, China and Egypt write them, beside a
+    /// telephone word in that language, and numbers written against Chinese or Arabic words.
+    @Test(arguments: [
+        ("Llama a la abuela al 915 62 48 03 después de misa.", "915 62 48 03"),
+        ("Zadzwoń do cioci na komórkę 512 347 906 wieczorem.", "512 347 906"),
+        ("Babcia miała telefon 42 631 28 75 w kuchni.", "42 631 28 75"),
+        ("奶奶的手机号码是139 1027 4588，她住在上海。", "139 1027 4588"),
+        ("有事就打电话：13610254789，晚上别打。", "13610254789"),
+        ("رقم جوال خالي هو 010 2345 6789 منذ سنوات.", "010 2345 6789"),
+    ])
+    func nationalLayoutsBesideATelephoneWord(text: String, number: String) {
+        let found = single(text)
+        #expect(found?.0 == .phone, "\(scrubber.matches(in: text))")
+        #expect(found?.1 == number)
+    }
+
+    @Test func nationalLayoutsWithoutATelephoneWordAreCounts() {
+        #expect(scrubber.matches(in: "W 1980 roku stocznia miała 512 347 906 złotych długu.").isEmpty)
+        #expect(scrubber.matches(in: "The lot number 00-1234-5678 is stamped on the jar.").isEmpty)
+        #expect(scrubber.matches(in: "一九五八年，工厂有 139 102 745 个零件。").isEmpty)
+    }
+
     @Test func sevenDigitNumberNeedsAPhoneWord() {
         #expect(single("Call me at 555-0143 after church.")?.0 == .phone)
         #expect(single("The switchboard number was 555-0143, Papa made us learn it.")?.0 == .phone)
