@@ -292,12 +292,14 @@ public struct ExtractiveResponder: ChatProvider {
             // Half of the question's key terms in the passage still answers; a paraphrase that
             // shares fewer words answers when the passage's calibrated support is high enough.
             let terms = Self.matchKeySet(analyzer.terms(in: Self.described(passage)), loose: loose)
-            // Asked in another language than the passage's, only names, places and numbers can
-            // be shared: two of them, and a third of the key terms, answer.
-            let told = Self.detector.detect(passage.text)
-            let across = told.confidence >= 0.8 && told.language != (language ?? "en")
-            if across ? key.filter(terms.contains).count >= 2 && Self.coverage(of: key, in: terms) >= 1.0 / 3 : Self.coverage(of: key, in: terms) >= 0.5 {
+            let coverage = Self.coverage(of: key, in: terms)
+            if coverage >= 0.5 {
                 relevant.insert(passage.number)
+            } else if coverage >= 1.0 / 3, key.filter(terms.contains).count >= 2 {
+                // Asked in another language than the passage's, only names, places and numbers
+                // can be shared: two of them, and a third of the key terms, answer.
+                let told = Self.detector.detect(passage.text)
+                if told.confidence >= 0.8 && told.language != (language ?? "en") { relevant.insert(passage.number) }
             }
             if passage.isArchive == true, let evidence, evidence.hasVectors, evidence.support(of: passage.number) >= AnswerEvidence.relevanceThreshold {
                 relevant.insert(passage.number)
@@ -316,7 +318,7 @@ public struct ExtractiveResponder: ChatProvider {
         return language != "en"
     }
 
-    /// The keys terms are matched on: the terms, or their first five letters when matching loosely
+    /// What terms are matched on: the terms themselves, or their first five letters when matching loosely
     /// (character pairs of a script without spaces stay whole).
     static func matchKeys(_ terms: [String], loose: Bool) -> [String] {
         guard loose else { return terms }
@@ -342,7 +344,7 @@ public struct ExtractiveResponder: ChatProvider {
             total += 1
             if terms.contains(term) { held += weight }
         }
-        return total == 0 ? 0 : held / total + 1e-9
+        return total == 0 ? 0 : held / total
     }
 
     /// The names in the question that no passage holds: passages about the Civil War share "war"

@@ -117,8 +117,9 @@ public enum PIIPatterns {
     public static let numeric = "(" + address + "|" + frenchAddress + "|" + lowerCaseAddress + "|" + upperCaseAddress + ")|(" + numberRun + ")"
 
     /// An email address, matched anchored at the start of its local part (found by walking back
-    /// from an "@"). The domain ends in a letters-only top-level label, so a sentence's final
+    /// from an "@"). The local part may hold letters outside ASCII ("zofia.łukasiewicz@…", as
+    /// RFC 6531 allows): PCRE2 runs on bytes, so any byte of a multi-byte character is taken. The domain ends in a letters-only top-level label, so a sentence's final
     /// period stays outside.
     public static let email =
-        "[A-Za-z0-9._%+\\-]+@[A-Za-z0-9](?:[A-Za-z0-9\\-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9\\-]*[A-Za-z0-9])?)*\\.[A-Za-z]{2,24}(?![A-Za-z0-9\\-])"
+        "[A-Za-z0-9._%+\\-\\x{80}-\\x{FF}]+@[A-Za-z0-9](?:[A-Za-z0-9\\-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9\\-]*[A-Za-z0-9])?)*\\.[A-Za-z]{2,24}(?![A-Za-z0-9\\-])"
 }

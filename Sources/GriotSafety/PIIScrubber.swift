@@ -277,7 +277,18 @@ public final class PIIScrubber: @unchecked Sendable {
     @_spi(Benchmark)
     public static func emailStart(before atIndex: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var start = atIndex
-        while start > 0 && isLocalPartByte(bytes[start - 1]) { start -= 1 }
+        while start > 0 && isLocalPartByte(bytes[start - 1]) {
+            // A letter outside ASCII belongs to the local part when it is one of a cased script
+            // ("łukasiewicz"); Chinese or Arabic words written against the address do not.
+            if bytes[start - 1] >= 0x80 {
+                var lead = start - 1
+                while lead > 0 && bytes[lead] & 0xC0 == 0x80 && start - lead < 4 { lead -= 1 }
+                guard isCasedLetter(startingAt: lead, in: bytes) else { break }
+                start = lead
+                continue
+            }
+            start -= 1
+        }
         while start < atIndex && bytes[start] == UInt8(ascii: ".") { start += 1 }
         return start < atIndex ? start : nil
     }
@@ -336,7 +347,7 @@ public final class PIIScrubber: @unchecked Sendable {
     }
 
     private static func isLocalPartByte(_ byte: UInt8) -> Bool {
-        isWordByte(byte) && byte < 0x80 || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%")
+        isWordByte(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "%")
             || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
     }
 

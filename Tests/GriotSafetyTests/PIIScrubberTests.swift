@@ -51,6 +51,13 @@ struct PIIScrubberTests {
         #expect(found?.1 == number)
     }
 
+    @Test func anEmailsLocalPartMayHoldLettersOutsideASCII() {
+        #expect(single("Pisz do mnie: zofia.łukasiewicz@poczta.example, odpiszę.")?.1 == "zofia.łukasiewicz@poczta.example")
+        #expect(single("Escríbele a josé.muñoz@correo.example mañana.")?.1 == "josé.muñoz@correo.example")
+        // Chinese written against the address is not part of it.
+        #expect(single("她的邮箱是liwei@mail.example，常用。")?.1 == "liwei@mail.example")
+    }
+
     @Test func nationalLayoutsWithoutATelephoneWordAreCounts() {
         #expect(scrubber.matches(in: "W 1980 roku stocznia miała 512 347 906 złotych długu.").isEmpty)
         #expect(scrubber.matches(in: "The lot number 00-1234-5678 is stamped on the jar.").isEmpty)
