@@ -88,9 +88,11 @@ public struct TextAnalyzer: Sendable {
     /// The index term of one word, or nil for a stop word.
     public func term(for word: ArraySlice<Unicode.Scalar>) -> String? {
         var normalized = TermNormalizer.normalize(word)
+        // Looked for in the UTF-8 bytes: this is the indexer's hot path, and a search by
+        // Character would break every word into graphemes first.
         if let first = word.first, !first.isASCII {
             normalized = Self.withoutClitics(normalized)
-        } else if normalized.contains("'") {
+        } else if normalized.utf8.contains(UInt8(ascii: "'")) {
             normalized = Self.withoutElision(normalized)
         }
         if removesStopWords, StopWords.english.contains(normalized) || (removesOtherLanguagesStopWords && StopWords.other.contains(normalized)) {
@@ -118,7 +120,7 @@ public struct TextAnalyzer: Sendable {
     static func withoutClitics(_ word: String) -> String {
         let scalars = Array(word.unicodeScalars)
         guard let first = scalars.first, first.value >= 0x0600, first.value <= 0x06FF else {
-            return word.contains("'") ? withoutElision(word) : word
+            return word.utf8.contains(UInt8(ascii: "'")) ? withoutElision(word) : word
         }
         // Alef with hamza or madda is written as bare alef as often as not: "إسكندرية", "اسكندرية".
         let folded = scalars.map { ["\u{0622}", "\u{0623}", "\u{0625}"].contains($0) ? "\u{0627}" : $0 }
