@@ -14,8 +14,9 @@ struct EvalCommand: AsyncParsableCommand {
             Each case goes through the same pipeline as the service (moderation, retrieval under the \
             viewer's access, the prompt, the provider, the safety stages). A file whose database is \
             `demo` runs on a fresh copy of the bundled corpus unless --db is given; a `wpa` file needs \
-            --db (a database made by griot import-wpa). Exits 1 when a gate fails. The format is in \
-            evals/README.md.
+            --db (a database made by griot import-wpa). Exits 1 when a gate fails, 2 when a file is \
+            wrong (an unknown key, no gates, no cases, a value of the wrong type: each named with its \
+            line); --check only checks the files. The format is in evals/README.md.
             """)
 
     @Argument(help: "Golden-question files (evals/*.yaml).")
@@ -36,10 +37,31 @@ struct EvalCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Only the cases of this split: tune (look at these while tuning) or held_out (judge only).")
     var split: String?
 
+    @Flag(name: .long, help: "Check the files (keys, gates, cases, types) without running them; exits 2 when one is wrong.")
+    var check = false
+
     @OptionGroup var options: ArchiveOptions
 
+    /// Exit status for a file that is wrong, apart from 1 for a gate that failed, so CI can tell
+    /// a broken file from a failed answer.
+    static let fileErrorStatus: Int32 = 2
+
     func run() async throws {
-        var suites = try files.map { try EvalSuite.load(URL(fileURLWithPath: $0)) }
+        var suites: [EvalSuite] = []
+        var broken = false
+        for file in files {
+            do {
+                suites.append(try EvalSuite.load(URL(fileURLWithPath: file)))
+            } catch let error as EvalFileError {
+                FileHandle.standardError.write(Data("griot eval: \(error)\n".utf8))
+                broken = true
+            }
+        }
+        if broken { throw ExitCode(Self.fileErrorStatus) }
+        if check {
+            for suite in suites { print("\(suite.name): \(suite.cases.count) cases, \(suite.gates.count) gates; the file is well formed") }
+            return
+        }
         if let split {
             guard [EvalCase.tuningSplit, EvalCase.heldOutSplit].contains(split) else {
                 throw ValidationError("--split must be \(EvalCase.tuningSplit) or \(EvalCase.heldOutSplit)")

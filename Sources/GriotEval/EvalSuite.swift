@@ -50,13 +50,16 @@ public struct EvalSuite: Sendable, Equatable {
     }
 
     public static func parse(_ text: String, file: String) throws -> EvalSuite {
+        // The file's shape first (unknown keys with their lines, no gates, no cases), so a typo
+        // is an error rather than a key nobody reads.
+        let shape = EvalFileSchema.problems(in: text)
         let raw: RawSuite
         do {
             raw = try YAMLDecoder().decode(RawSuite.self, from: text)
         } catch {
-            throw EvalFileError(file: file, problems: ["is not a golden-question file: \(error); see evals/README.md for the format"])
+            throw EvalFileError(file: file, problems: shape + [Self.describe(error, in: text)])
         }
-        var problems: [String] = []
+        var problems: [String] = shape
         let gates = raw.gates ?? [:]
         for name in gates.keys.sorted() where !isKnownGate(name) {
             problems.append("gate `\(name)` is unknown; the gates are \(knownGates.sorted().joined(separator: ", ")), facts_<kind> and <gate>.<language>")
@@ -98,6 +101,26 @@ public struct EvalSuite: Sendable, Equatable {
         if cases.isEmpty && problems.isEmpty { problems.append("has no cases") }
         guard problems.isEmpty else { throw EvalFileError(file: file, problems: problems) }
         return EvalSuite(name: raw.name ?? file, description: raw.description ?? "", database: database, stories: raw.stories, gates: gates, cases: cases)
+    }
+}
+
+extension EvalSuite {
+    /// A decoding failure as a reader can act on it: where in the file, and what was expected.
+    static func describe(_ error: any Error, in text: String) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let line = EvalFileSchema.line(of: context.codingPath, in: text).map { "line \($0): " } ?? ""
+            return line + context.codingPath.map { $0.intValue.map { "case \($0 + 1)" } ?? $0.stringValue }.joined(separator: " › ")
+        }
+        switch error as? DecodingError {
+        case .typeMismatch(let type, let context)?:
+            return "\(path(context)) has a value of the wrong type: \(type) expected (\(context.debugDescription)); see evals/README.md"
+        case .valueNotFound(let type, let context)?:
+            return "\(path(context)) has no value: \(type) expected; see evals/README.md"
+        case .dataCorrupted(let context)?:
+            return "\(path(context)) cannot be read: \(context.debugDescription); see evals/README.md"
+        default:
+            return "is not a golden-question file: \(error); see evals/README.md for the format"
+        }
     }
 }
 

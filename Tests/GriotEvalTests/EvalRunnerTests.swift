@@ -156,6 +156,7 @@ func demoEngine() throws -> ChatEngine {
     @Test func phrasesAndGradesAreJudgedOnTheRetrievedPassages() async throws {
         let text = """
             name: graded
+            gates: {hit_at_5: 0.0}
             cases:
               - id: park-by-phrase
                 question: What happened in Kelly Ingram Park?

@@ -33,7 +33,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
         #expect(Set(suite.cases.compactMap(\.language)) == ["es", "fr", "de", "pl", "zh", "ar"])
         for language in ["es", "fr", "de", "pl", "zh", "ar"] { #expect(suite.gates["citation_hit.\(language)"] == 0.9) }
         #expect(EvalSuite.isKnownGate("citation_hit.es") && !EvalSuite.isKnownGate("hit_at_50.es"))
-        #expect(throws: EvalFileError.self) { try EvalSuite.parse("database: wpa\nstories: extra\ncases: []", file: "x.yaml") }
+        #expect(throws: EvalFileError.self) { try EvalSuite.parse("database: wpa\nstories: extra\ngates: {hit_at_5: 1}\ncases: [{id: a, question: b}]", file: "x.yaml") }
     }
 
     @Test func everyProblemOfAFileIsReportedAtOnceWithTheCase() {

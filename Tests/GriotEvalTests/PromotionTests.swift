@@ -29,7 +29,7 @@ import Testing
     private func run(_ version: Int, prompts: URL, at time: Date) async throws -> PromptPromotion.Outcome {
         let registry = try PromptRegistry.load(folder: prompts)
         let suite = try EvalSuite.parse(suiteText, file: "release-check.yaml")
-        let other = try EvalSuite.parse("name: coach-only\ncases:\n  - {id: c, assistant: coach, question: Hello there}\n", file: "coach.yaml")
+        let other = try EvalSuite.parse("name: coach-only\ngates: {route_correct: 1.0}\ncases:\n  - {id: c, assistant: coach, question: Hello there}\n", file: "coach.yaml")
         let promotion = PromptPromotion(assistant: "griot", version: version, by: "ops@example.org", now: { time })
         #expect(promotion.relevant([suite, other]).map(\.name) == ["release-check"])
         return try await promotion.run(suites: [suite, other], registry: registry) { _ in
@@ -75,7 +75,7 @@ import Testing
 
     @Test func aReleaseMustBeMeasured() async throws {
         let registry = try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts"))
-        let coachOnly = try EvalSuite.parse("name: c\ncases:\n  - {id: c, assistant: coach, question: Hello}\n", file: "c.yaml")
+        let coachOnly = try EvalSuite.parse("name: c\ngates: {route_correct: 1.0}\ncases:\n  - {id: c, assistant: coach, question: Hello}\n", file: "c.yaml")
         let engine = try demoEngine()
         await #expect(throws: PromotionError.self) {
             try await PromptPromotion(assistant: "griot", version: 1, by: "t").run(suites: [coachOnly], registry: registry) { _ in engine }
