@@ -16,6 +16,7 @@ struct TurnsCommand: ParsableCommand {
     @Option(name: .long, help: "Only turns that ended so (complete, stopped, failed, blocked, interrupted).") var status: MessageStatus?
     @Option(name: .long, help: "Only turns started at or after this time (ISO 8601, e.g. 2026-11-01T00:00:00Z).") var since: String?
     @Option(name: .long, help: "How many (1-500).") var limit = 20
+    @Flag(name: .long, help: "Print the turns as JSON, the fields of GET /api/ops/turns: {\"turns\": [{\"turn_id\": ...}]}.") var json = false
     @OptionGroup var options: ArchiveOptions
 
     func run() throws {
@@ -30,6 +31,14 @@ struct TurnsCommand: ParsableCommand {
         let chats = try ChatStore(writer: options.openArchive(embedding: false).store.writer)
         let turns = try chats.recentTurns(TurnFilter(assistant: assistant, flag: flag, lowGroundedness: lowGroundedness, status: status,
                                                      since: start, limit: limit))
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.dateEncodingStrategy = .iso8601
+            print(String(decoding: try encoder.encode(["turns": turns.map(TurnListing.init)]), as: UTF8.self))
+            return
+        }
         if turns.isEmpty { Terminal.note("no turns match") }
         let format = ISO8601DateFormatter()
         for turn in turns {

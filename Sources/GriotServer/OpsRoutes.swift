@@ -16,24 +16,8 @@ struct OpsRoutes: Sendable {
         router.post("replay", use: replay)
     }
 
-    struct TurnItem: Encodable {
-        var turnID: String
-        var threadID: String
-        var assistant: String
-        var promptVersion: Int
-        var provider: String
-        var model: String
-        var status: String
-        var startedAt: Date
-        var finishedAt: Date?
-        var question: String?
-        var flags: [String]
-        var groundedness: Double?
-        var indexVersion: String?
-    }
-
     struct TurnPage: ResponseEncodable {
-        var turns: [TurnItem]
+        var turns: [TurnListing]
     }
 
     /// Recent turns, newest first: `assistant`, `flag` (a safety flag kind), `low_groundedness=true`,
@@ -56,14 +40,7 @@ struct OpsRoutes: Sendable {
         }
         filter.limit = try query.number("limit", default: 50, range: 1...500)
         let records = try engine.chats.recentTurns(filter)
-        return TurnPage(turns: records.map { record in
-            let snapshot = try? TurnSnapshot.decode(record.snapshot)
-            return TurnItem(
-                turnID: record.id, threadID: record.threadID, assistant: record.assistant, promptVersion: record.promptVersion,
-                provider: record.provider, model: record.model, status: record.status.rawValue, startedAt: record.startedAt,
-                finishedAt: record.finishedAt, question: snapshot?.question, flags: snapshot?.flags.map(\.kind.rawValue) ?? [],
-                groundedness: snapshot?.groundedness, indexVersion: snapshot?.indexVersion)
-        })
+        return TurnPage(turns: records.map(TurnListing.init))
     }
 
     struct ReplayBody: Decodable {
