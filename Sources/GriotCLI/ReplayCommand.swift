@@ -3,6 +3,10 @@ import Foundation
 import GriotArchive
 import GriotChat
 import GriotEval
+import GriotStore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension GriotConfiguration.ProviderChoice: ExpressibleByArgument {}
 extension ReplayOptions.Index: ExpressibleByArgument {}
@@ -49,8 +53,12 @@ struct ReplayCommand: AsyncParsableCommand {
         let engine = try await ChatEngine.open(archive: try options.openArchive(), configuration: configuration)
         let results: [ReplayResult]
         do {
-            results = try await TurnReplayer(engine: engine).replay(
-                id: id, options: ReplayOptions(promptVersion: promptVersion, model: model, index: index, cassette: cassette))
+            // The replay's audit entry names who ran it: over HTTP the caller, here the
+            // operating-system user ("os:alice").
+            results = try await AuditContext.$current.withValue(AuditContext(actorID: Self.operatingSystemActor)) {
+                try await TurnReplayer(engine: engine).replay(
+                    id: id, options: ReplayOptions(promptVersion: promptVersion, model: model, index: index, cassette: cassette))
+            }
         } catch let error as ReplayError {
             throw ValidationError(error.description)
         }
@@ -63,5 +71,17 @@ struct ReplayCommand: AsyncParsableCommand {
         } else {
             print(ReplayText.render(results))
         }
+    }
+}
+
+extension ReplayCommand {
+    /// "os:" and the login name of the user running the command (from the password database,
+    /// else `USER`), as the actor of the audit entries a command-line replay leaves.
+    static var operatingSystemActor: String {
+        var name: String?
+        #if canImport(Glibc)
+        if let entry = getpwuid(geteuid()), let login = entry.pointee.pw_name { name = String(cString: login) }
+        #endif
+        return "os:" + (name ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown")
     }
 }

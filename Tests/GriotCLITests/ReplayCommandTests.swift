@@ -1,4 +1,5 @@
 import Foundation
+import GriotStore
 import GriotTestSupport
 import Testing
 
@@ -50,6 +51,11 @@ import Testing
         #expect(changed.output.contains("-[1] carter-test"), "v3 retrieves nothing: the passage is reported removed")
         #expect(changed.output.contains("answer: changed"))
         #expect(changed.output.contains("[-"))
+
+        // Each replay is audited on the conversation's owner, with the operating-system user who ran it.
+        let replays = try ChatStore(writer: StoryStore(path: sandbox.database).writer).auditEntries(AuditFilter(actions: [.turnReplay]))
+        #expect(replays.count == 2)
+        #expect(replays.allSatisfy { $0.actorID?.hasPrefix("os:") == true && $0.actorID != "os:" }, "\(replays.map(\.actorID))")
 
         let missing = try sandbox.run(["replay", "no-such-turn"], environment: environment)
         #expect(missing.status != 0)
