@@ -73,17 +73,18 @@ struct PromptsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run the assistant's eval files with a version and move `production` to it only if every gate passes.",
             discussion: """
-                The eval files are those of --eval, else every evals/*.yaml of the checkout with cases for \
-                the assistant (a wpa file only with --db). The other assistants answer at their \
+                The eval files are those of --eval, else every *.yaml in the evals/ folder beside the \
+                prompts folder (with --prompts DIR, DIR/../evals; by default the checkout's evals/) with \
+                cases for the assistant (a wpa file only with --db). The other assistants answer at their \
                 production versions. Every attempt, refused or not, is appended to \
                 prompts/<assistant>/promotions.jsonl with who, when and the metrics. Exits 1 when refused.
                 """)
         @Argument(help: "The assistant, e.g. griot.") var assistant: String
         @Argument(help: "The version number.") var version: Int
-        @Option(name: .long, help: "An eval file to run (repeatable; default: the checkout's evals/*.yaml that ask the assistant).")
+        @Option(name: .long, help: "An eval file to run (repeatable; default: the evals/*.yaml beside the prompts folder that ask the assistant).")
         var eval: [String] = []
         @Option(name: .long, help: "Who releases it (recorded; default: $USER).") var by: String?
-        @Option(name: .long, help: "The prompts folder (default: $GRIOT_PROMPTS, else prompts/ of the checkout).") var prompts: String?
+        @Option(name: .long, help: "The prompts folder (default: $GRIOT_PROMPTS, else prompts/ of the checkout); without --eval, the eval files are read from the evals/ folder beside it.") var prompts: String?
         @Option(name: .long, help: "The provider the evals run with: auto, extractive or openai (default: as configured).")
         var provider: GriotConfiguration.ProviderChoice?
         @OptionGroup var options: ArchiveOptions
