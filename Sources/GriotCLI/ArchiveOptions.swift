@@ -62,6 +62,16 @@ enum Terminal {
         StandardOutput.writeError(Data((message + "\n").utf8))
     }
 
+    /// `value` as the JSON the command line prints: snake_case keys, ISO 8601 dates, indented
+    /// and sorted, as the service's routes name the same fields.
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
     static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
     static var standardOutputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 }

@@ -63,11 +63,7 @@ struct ReplayCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            encoder.dateEncodingStrategy = .iso8601
-            print(String(decoding: try encoder.encode(results), as: UTF8.self))
+            print(try Terminal.json(results))
         } else {
             print(ReplayText.render(results))
         }

@@ -32,11 +32,7 @@ struct TurnsCommand: ParsableCommand {
         let turns = try chats.recentTurns(TurnFilter(assistant: assistant, flag: flag, lowGroundedness: lowGroundedness, status: status,
                                                      since: start, limit: limit))
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            encoder.keyEncodingStrategy = .convertToSnakeCase
-            encoder.dateEncodingStrategy = .iso8601
-            print(String(decoding: try encoder.encode(["turns": turns.map(TurnListing.init)]), as: UTF8.self))
+            print(try Terminal.json(["turns": turns.map(TurnListing.init)]))
             return
         }
         if turns.isEmpty { Terminal.note("no turns match") }

@@ -549,11 +549,12 @@ public struct ExtractiveResponder: ChatProvider {
         var documentFrequency: [String: Int] = [:]
         for sentenceKeys in keys { for term in sentenceKeys { documentFrequency[term, default: 0] += 1 } }
         let count = Double(max(sentences.count, 1))
-        let keysOf = Dictionary(sentences.indices.map { ("\(sentences[$0].passage.number)|\(sentences[$0].index)", keys[$0]) }, uniquingKeysWith: { a, _ in a })
 
-        func score(_ sentence: Sentence) -> Double {
+        /// The score of `sentences[index]`, whose match keys are `keys[index]`.
+        func score(_ index: Int) -> Double {
+            let sentence = sentences[index]
             var total = 0.0
-            for term in keysOf["\(sentence.passage.number)|\(sentence.index)"] ?? sentence.terms where questionTerms.contains(term) {
+            for term in keys[index] where questionTerms.contains(term) {
                 total += log((count + 1) / (Double(documentFrequency[term] ?? 0) + 0.5))
             }
             let lowered = sentence.text.lowercased()
@@ -568,7 +569,7 @@ public struct ExtractiveResponder: ChatProvider {
             return total + 0.6 / Double(sentence.passage.number) - 0.02 * Double(sentence.position)
         }
 
-        let scored = sentences.map { (sentence: $0, score: score($0)) }.sorted { $0.score > $1.score }
+        let scored = sentences.indices.map { (sentence: sentences[$0], score: score($0)) }.sorted { $0.score > $1.score }
         // At most two sentences from each of at most three stories (four for a person, across stories).
         let storyLimit = people.isEmpty ? 3 : 4
         var chosen: [String: [(sentence: Sentence, score: Double)]] = [:]

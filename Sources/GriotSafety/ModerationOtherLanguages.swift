@@ -1,3 +1,5 @@
+import GriotText
+
 /// Crisis, threat and insult phrases in French, German, Polish, Arabic and Chinese (issue 23), read
 /// the way `ModerationSpanish` reads Spanish: on the normalised tokens (accents folded, "ł" read as
 /// "l", "ß" as "ss", Arabic alef forms as bare alef), first or second person and present or future
@@ -87,10 +89,7 @@ enum ModerationOtherLanguages {
         var result = ModerationResult()
         let words = text.tokens.filter { !$0.isPunctuation && !$0.quoted }.map { normalised($0.text) }
         guard !words.isEmpty else { return result }
-        func contains(_ phrase: [String]) -> Bool {
-            guard phrase.count <= words.count else { return false }
-            return (0...(words.count - phrase.count)).contains { start in phrase.indices.allSatisfy { words[start + $0] == phrase[$0] } }
-        }
+        let contains = words.containsPhrase
         for phrases in [french, german, polish, arabic] {
             if phrases.crisis.contains(where: contains) {
                 result.selfHarm = 0.9
@@ -132,13 +131,20 @@ enum ModerationOtherLanguages {
             switch scalar {
             case "ł": out.append("l")
             case "ß": out.append(contentsOf: "ss".unicodeScalars)
-            case "\u{0622}", "\u{0623}", "\u{0625}": out.append("\u{0627}")
             case "\u{0640}": continue
             default:
                 if scalar.properties.generalCategory == .nonspacingMark { continue }
-                out.append(scalar)
+                out.append(TextAnalyzer.bareAlef(scalar))
             }
         }
         return String(out)
+    }
+}
+
+extension Array where Element == String {
+    /// Whether the words hold `phrase` as a run of consecutive words.
+    func containsPhrase(_ phrase: [String]) -> Bool {
+        guard !phrase.isEmpty, phrase.count <= count else { return false }
+        return (0...(count - phrase.count)).contains { start in phrase.indices.allSatisfy { self[start + $0] == phrase[$0] } }
     }
 }

@@ -26,10 +26,7 @@ enum ModerationSpanish {
         var result = ModerationResult()
         let words = text.tokens.filter { !$0.isPunctuation && !$0.quoted }.map(\.text)
         guard !words.isEmpty else { return result }
-        func contains(_ phrase: [String]) -> Bool {
-            guard phrase.count <= words.count else { return false }
-            return (0...(words.count - phrase.count)).contains { start in phrase.indices.allSatisfy { words[start + $0] == phrase[$0] } }
-        }
+        let contains = words.containsPhrase
         // "mañana me mato"; "me mato trabajando" (I work myself to death) is an idiom.
         let killsSelf = words.indices.contains { words[$0] == "me" && $0 + 1 < words.count && words[$0 + 1] == "mato"
             && ($0 + 2 == words.count || !(words[$0 + 2].hasSuffix("ando") || words[$0 + 2].hasSuffix("iendo"))) }

@@ -123,7 +123,7 @@ public struct TextAnalyzer: Sendable {
             return word.utf8.contains(UInt8(ascii: "'")) ? withoutElision(word) : word
         }
         // Alef with hamza or madda is written as bare alef as often as not: "إسكندرية", "اسكندرية".
-        let folded = scalars.map { ["\u{0622}", "\u{0623}", "\u{0625}"].contains($0) ? "\u{0627}" : $0 }
+        let folded = scalars.map(Self.bareAlef)
         var start = 0
         for prefix in arabicPrefixes where folded.count - prefix.count >= 3 && folded.starts(with: prefix) {
             start = prefix.count
@@ -132,6 +132,14 @@ public struct TextAnalyzer: Sendable {
         var rest = String.UnicodeScalarView()
         rest.append(contentsOf: folded[start...])
         return String(rest)
+    }
+
+    /// Alef with madda or hamza above or below (آ أ إ) as bare alef (ا); any other scalar as it is.
+    public static func bareAlef(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+        switch scalar {
+        case "\u{0622}", "\u{0623}", "\u{0625}": "\u{0627}"
+        default: scalar
+        }
     }
 
     /// Longest first: wa+al, bi+al, fa+al, ka+al, li+l, al.
