@@ -76,8 +76,12 @@ struct PromptsCommand: ParsableCommand {
                 The eval files are those of --eval, else every *.yaml in the evals/ folder beside the \
                 prompts folder (with --prompts DIR, DIR/../evals; by default the checkout's evals/) with \
                 cases for the assistant (a wpa file only with --db). The other assistants answer at their \
-                production versions. Every attempt, refused or not, is appended to \
-                prompts/<assistant>/promotions.jsonl with who, when and the metrics. Exits 1 when refused.
+                production versions. The gates run with the configured provider. The offline extractive \
+                responder does not read a prompt's wording, so a version whose instructions differ from \
+                production's is refused under it unless --allow-offline is given; a change of settings \
+                alone (retrieval, budget) it can judge. Every attempt, refused or not, is appended to \
+                prompts/<assistant>/promotions.jsonl with who, when, the provider that judged and the \
+                metrics. Exits 1 when refused.
                 """)
         @Argument(help: "The assistant, e.g. griot.") var assistant: String
         @Argument(help: "The version number.") var version: Int
@@ -87,6 +91,8 @@ struct PromptsCommand: ParsableCommand {
         @Option(name: .long, help: "The prompts folder (default: $GRIOT_PROMPTS, else prompts/ of the checkout); without --eval, the eval files are read from the evals/ folder beside it.") var prompts: String?
         @Option(name: .long, help: "The provider the evals run with: auto, extractive or openai (default: as configured).")
         var provider: GriotConfiguration.ProviderChoice?
+        @Flag(name: .long, help: "Let the offline responder judge a version whose instructions changed (it cannot read them; recorded in the promotion log).")
+        var allowOffline = false
         @OptionGroup var options: ArchiveOptions
 
         func run() async throws {
@@ -99,7 +105,7 @@ struct PromptsCommand: ParsableCommand {
             let registry: PromptRegistry
             do { registry = try PromptRegistry.load(folder: URL(fileURLWithPath: folder)) } catch { throw ValidationError("\(error)") }
             let promotion = PromptPromotion(assistant: assistant, version: version,
-                                            by: by ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown")
+                                            by: by ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown", allowOffline: allowOffline)
             let suites = try evalFiles(promptsFolder: folder).map { try EvalSuite.load(URL(fileURLWithPath: $0)) }
             let runnable = promotion.relevant(suites).filter { suite in
                 guard suite.database == "demo" || options.db != nil else {
@@ -120,6 +126,11 @@ struct PromptsCommand: ParsableCommand {
             progress.finish()
             for report in outcome.reports { print(EvalText.summary(report)) }
             let record = outcome.record
+            if let refusal = record.refusal {
+                print("refused: \(refusal); production stays at v\(record.previous.map(String.init) ?? "none")")
+                throw ExitCode(1)
+            }
+            print("judged by \(record.judgedBy ?? "?")\(record.allowOffline == true ? " (--allow-offline: the changed instructions were not read)" : "")")
             if record.promoted {
                 print("promoted \(assistant) v\(version) to production (was v\(record.previous.map(String.init) ?? "none")); recorded in \(folder)/\(assistant)/\(PromptPromotion.logFile)")
             } else {

@@ -17,6 +17,8 @@ public struct ExtractiveResponder: ChatProvider {
     public static let model = "griot-extractive-1"
     public let name = "griot-extractive"
     public var defaultModel: String { Self.model }
+    /// It composes from the grounding; the system prompt's prose is not read.
+    public var readsInstructions: Bool { false }
 
     private let analyzer = TextAnalyzer()
     /// The sentence embedder (MiniLM, the one retrieval uses), batched; without it sentences are

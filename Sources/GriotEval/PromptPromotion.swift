@@ -6,6 +6,11 @@ import GriotPrompts
 /// the `production` label moves to it only if every gate of every file passes. Each attempt,
 /// refused or not, is appended to `prompts/<assistant>/promotions.jsonl` (who, when, metrics).
 ///
+/// The gates must be judged by something that reads the prompt. A provider that does not (the
+/// offline extractive responder) can judge a version only when its instructions are the same
+/// as production's (a change of retrieval or budget settings); a version whose wording differs
+/// is refused before any eval runs, unless `allowOffline` is set, which the log records.
+///
 /// ```swift
 /// let promotion = PromptPromotion(assistant: "griot", version: 2, by: "ops@example.org")
 /// let outcome = try await promotion.run(suites: suites, registry: registry) { suite in try makeEngine(for: suite) }
@@ -18,12 +23,15 @@ public struct PromptPromotion: Sendable {
     public var version: Int
     /// Who asked for the release (recorded).
     public var by: String
+    /// Judge a version whose instructions changed with a provider that does not read them.
+    public var allowOffline: Bool
     public var now: @Sendable () -> Date
 
-    public init(assistant: String, version: Int, by: String, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(assistant: String, version: Int, by: String, allowOffline: Bool = false, now: @escaping @Sendable () -> Date = Date.init) {
         self.assistant = assistant
         self.version = version
         self.by = by
+        self.allowOffline = allowOffline
         self.now = now
     }
 
@@ -43,10 +51,19 @@ public struct PromptPromotion: Sendable {
         public var failedGates: [String]
         public var casesPassed: Int
         public var cases: Int
+        /// The provider and model the gates ran with ("openai stub-model", "griot-extractive griot-extractive-1").
+        public var judgedBy: String?
+        /// The prompt sections whose text differs from production's ("system", "command quiz").
+        public var changedInstructions: [String]?
+        /// Set when `allowOffline` let a provider that does not read instructions judge a change of them.
+        public var allowOffline: Bool?
+        /// Why the attempt was refused without running the gates, when it was.
+        public var refusal: String?
 
         enum CodingKeys: String, CodingKey {
-            case assistant, version, by, at, promoted, previous, metrics, cases
-            case promptHash = "prompt_hash", failedGates = "failed_gates", casesPassed = "cases_passed"
+            case assistant, version, by, at, promoted, previous, metrics, cases, refusal
+            case promptHash = "prompt_hash", failedGates = "failed_gates", casesPassed = "cases_passed", judgedBy = "judged_by"
+            case changedInstructions = "changed_instructions", allowOffline = "allow_offline"
         }
     }
 
@@ -76,9 +93,29 @@ public struct PromptPromotion: Sendable {
         guard !covering.isEmpty else {
             throw PromotionError("no eval file has cases for \(assistant), so a release cannot be measured; add golden questions (evals/README.md) or pass --eval FILE")
         }
+        var engines: [ChatEngine] = []
+        for suite in covering { engines.append(try await engine(suite)) }
+        let judge = engines[0].provider
+        let production = entry.labels["production"].flatMap { entry.versions[$0] }
+        // With no production version every section is new.
+        let changed = production.map { template.sections.differences(from: $0.sections) } ?? ["system"]
+        let offline = !engines.allSatisfy(\.provider.readsInstructions)
+        var record = Record(
+            assistant: assistant, version: version, promptHash: template.textHash, by: by, at: now(), promoted: false,
+            previous: entry.labels["production"], metrics: [:], failedGates: [], casesPassed: 0, cases: 0,
+            judgedBy: "\(judge.name) \(judge.defaultModel)", changedInstructions: changed,
+            allowOffline: offline && !changed.isEmpty && allowOffline ? true : nil)
+        if offline, !changed.isEmpty, !allowOffline {
+            record.refusal = "\(assistant) v\(version) changes the instructions of production v\(production.map { String($0.version) } ?? "none") "
+                + "(\(changed.joined(separator: ", "))), and the gates would run with \(judge.name), which does not read instructions: "
+                + "its answers would be the same whatever the new text says. Run the gates with a model (--provider openai with "
+                + "OPENAI_BASE_URL, e.g. the local llama.cpp server), or pass --allow-offline to judge by retrieval alone (the promotion log records it)"
+            try append(record, folder: registry.folder.appendingPathComponent(assistant))
+            return Outcome(record: record, reports: [])
+        }
         var reports: [EvalReport] = []
-        for suite in covering {
-            let runner = EvalRunner(engine: try await engine(suite), promptLabels: [assistant: String(version)])
+        for (suite, engine) in zip(covering, engines) {
+            let runner = EvalRunner(engine: engine, promptLabels: [assistant: String(version)])
             reports.append(try await runner.run(suite) { done, total in progress(suite.name, done, total) })
         }
         let failed = reports.flatMap { report in
@@ -87,10 +124,11 @@ public struct PromptPromotion: Sendable {
             }
         }
         let promoted = failed.isEmpty
-        let record = Record(
-            assistant: assistant, version: version, promptHash: template.textHash, by: by, at: now(), promoted: promoted,
-            previous: entry.labels["production"], metrics: Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0.metrics) }),
-            failedGates: failed, casesPassed: reports.flatMap(\.results).filter(\.passed).count, cases: reports.flatMap(\.results).count)
+        record.promoted = promoted
+        record.metrics = Dictionary(uniqueKeysWithValues: reports.map { ($0.name, $0.metrics) })
+        record.failedGates = failed
+        record.casesPassed = reports.flatMap(\.results).filter(\.passed).count
+        record.cases = reports.flatMap(\.results).count
         if promoted {
             try registry.publish(assistant: assistant, version: version, label: "production")
         }

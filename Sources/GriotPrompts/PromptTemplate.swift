@@ -68,6 +68,24 @@ public struct PromptSections: Sendable, Hashable {
     public var noContent: String?
 }
 
+extension PromptSections {
+    /// The sections whose text differs from `other`'s, by name: `system`, `role NAME`,
+    /// `command NAME`, `language`, `no_content` (added or removed ones included). Empty when a
+    /// version changes only settings (model, retrieval, budget).
+    public func differences(from other: PromptSections) -> [String] {
+        var names: [String] = []
+        if system != other.system { names.append("system") }
+        for role in Set(roles.keys).union(other.roles.keys).sorted() where roles[role] != other.roles[role] { names.append("role \(role)") }
+        if defaultRole != other.defaultRole { names.append("default role") }
+        for command in Set(commands.keys).union(other.commands.keys).sorted() where commands[command] != other.commands[command] {
+            names.append("command \(command)")
+        }
+        if language != other.language { names.append("language") }
+        if noContent != other.noContent { names.append("no_content") }
+        return names
+    }
+}
+
 /// Model settings from the front matter's `model:` block.
 public struct ModelPolicy: Sendable, Hashable {
     public var model: String?

@@ -14,6 +14,10 @@ public protocol ChatProvider: Sendable {
     var name: String { get }
     /// The model that a request without its own model setting is answered by; recorded with each turn.
     var defaultModel: String { get }
+    /// Whether the reply follows the prose of the system prompt. A model does; the offline
+    /// extractive responder reads only the structured grounding, so a prompt's wording cannot
+    /// change its answers (a prompt release judged by it is judged on retrieval alone).
+    var readsInstructions: Bool { get }
     func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, any Error>
     /// Streams the reply into `deliver`, in the calling task, and returns when the reply is
     /// complete; throws as `stream` would end. Cancelling the calling task stops the request.
@@ -25,6 +29,8 @@ public protocol ChatProvider: Sendable {
 }
 
 extension ChatProvider {
+    public var readsInstructions: Bool { true }
+
     public func generate(_ request: ChatRequest, into deliver: @escaping @Sendable (ProviderEvent) -> Void) async throws {
         for try await event in stream(request) { deliver(event) }
     }

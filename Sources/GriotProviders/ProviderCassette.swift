@@ -94,14 +94,20 @@ public final class CassetteProvider: ChatProvider {
     private let live: (any ChatProvider)?
     private let counts = Mutex((played: 0, missed: 0))
 
+    /// With a `live` provider, only its own recordings play: a reply another provider wrote is
+    /// not passed off as this one's (a replay with the offline responder asks it, not the tape).
     public init(recordings: [RecordedReply], live: (any ChatProvider)?, name: String? = nil, defaultModel: String? = nil) {
         var byHash: [String: RecordedReply] = [:]
-        for recording in recordings where recording.complete { byHash[recording.requestHash] = recording }
+        for recording in recordings where recording.complete && (live == nil || recording.provider == live?.name) {
+            byHash[recording.requestHash] = recording
+        }
         self.recordings = byHash
         self.live = live
         self.name = name ?? live?.name ?? recordings.first?.provider ?? "cassette"
         self.defaultModel = defaultModel ?? live?.defaultModel ?? ""
     }
+
+    public var readsInstructions: Bool { live?.readsInstructions ?? true }
 
     /// How many requests were answered from the cassette, and how many went live (or failed).
     public var played: Int { counts.withLock { $0.played } }

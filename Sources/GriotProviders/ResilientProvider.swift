@@ -17,6 +17,7 @@ public struct ResilientProvider: ChatProvider {
 
     public var name: String { upstream.name }
     public var defaultModel: String { upstream.defaultModel }
+    public var readsInstructions: Bool { upstream.readsInstructions }
 
     /// Backoff sleeps use the breaker's clock, so one injected clock drives both.
     public init(wrapping upstream: any ChatProvider, breaker: CircuitBreaker, retryPolicy: RetryPolicy = RetryPolicy()) {

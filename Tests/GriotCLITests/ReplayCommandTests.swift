@@ -84,7 +84,7 @@ import Testing
         }
     }
 
-    @Test func promoteRefusesAVersionThatBreaksAGateAndPromotesOneThatPasses() throws {
+    @Test func promoteRefusesAVersionThatBreaksAGateAndPromotesOneThatPasses() async throws {
         let sandbox = try GriotSandbox()
         let folder = try prompts(in: sandbox)
         #expect(try sandbox.run(["ingest", try sandbox.write("story.json", story)]).status == 0)
@@ -105,14 +105,43 @@ import Testing
         var releases = try String(contentsOfFile: folder + "/griot/releases.yaml", encoding: .utf8)
         #expect(releases.contains("production: 1"))
 
-        let promoted = try sandbox.run(["prompts", "promote", "griot", "2", "--prompts", folder, "--eval", evals, "--by", "ops@example.org"])
-        #expect(promoted.status == 0, "\(promoted.output) \(promoted.errors)")
-        #expect(promoted.output.contains("promoted griot v2 to production (was v1)"))
+        // v2 rewords the system prompt: the offline responder cannot read it, so it may not judge it.
+        let unread = try sandbox.run(["prompts", "promote", "griot", "2", "--prompts", folder, "--eval", evals, "--by", "ops@example.org"])
+        #expect(unread.status == 1, "\(unread.output) \(unread.errors)")
+        #expect(unread.output.contains("refused: griot v2 changes the instructions of production v1 (system)"), "\(unread.output)")
+        #expect(unread.output.contains("--allow-offline"))
+
+        // A model that reads the prompt judges it.
+        try await StubChatServer.with(answering: InstructionFollowingModel.reply) { server in
+            let model = ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": InstructionFollowingModel.model]
+            let promoted = try sandbox.run(["prompts", "promote", "griot", "2", "--prompts", folder, "--eval", evals, "--by", "ops@example.org",
+                                            "--provider", "openai"], environment: model)
+            #expect(promoted.status == 0, "\(promoted.output) \(promoted.errors)")
+            #expect(promoted.output.contains("judged by openai \(InstructionFollowingModel.model)"))
+            #expect(promoted.output.contains("promoted griot v2 to production (was v1)"))
+            #expect(server.requests.count == 1)
+        }
         releases = try String(contentsOfFile: folder + "/griot/releases.yaml", encoding: .utf8)
         #expect(releases.contains("production: 2"))
         let log = try String(contentsOfFile: folder + "/griot/promotions.jsonl", encoding: .utf8).split(separator: "\n")
-        #expect(log.count == 2)
-        #expect(log[0].contains("\"promoted\":false") && log[1].contains("\"promoted\":true"))
-        #expect(log.allSatisfy { $0.contains("\"by\":\"ops@example.org\"") && $0.contains("\"hit_at_5\"") })
+        #expect(log.count == 3)
+        #expect(log[0].contains("\"promoted\":false") && log[1].contains("\"refusal\"") && log[2].contains("\"promoted\":true"))
+        #expect(log.allSatisfy { $0.contains("\"by\":\"ops@example.org\"") })
+        #expect(log[0].contains("\"hit_at_5\"") && log[2].contains("\"hit_at_5\"") && log[2].contains("\"judged_by\":\"openai"))
+
+        // --allow-offline lets the offline responder judge changed instructions, and the log says so.
+        try first(in: folder, version: 4, replacing: "Keep answers under 250 words", with: "Keep answers under 90 words")
+        let allowed = try sandbox.run(["prompts", "promote", "griot", "4", "--prompts", folder, "--eval", evals, "--allow-offline"])
+        #expect(allowed.status == 0, "\(allowed.output) \(allowed.errors)")
+        #expect(allowed.output.contains("--allow-offline: the changed instructions were not read"))
+        let last = try String(contentsOfFile: folder + "/griot/promotions.jsonl", encoding: .utf8).split(separator: "\n").last ?? ""
+        #expect(last.contains("\"allow_offline\":true"))
+    }
+
+    /// Writes griot version `version` as version 1 with one phrase replaced.
+    private func first(in folder: String, version: Int, replacing old: String, with new: String) throws {
+        let first = try String(contentsOfFile: folder + "/griot/1.md", encoding: .utf8)
+        try first.replacingOccurrences(of: "version: 1\n", with: "version: \(version)\n").replacingOccurrences(of: old, with: new)
+            .write(toFile: folder + "/griot/\(version).md", atomically: true, encoding: .utf8)
     }
 }

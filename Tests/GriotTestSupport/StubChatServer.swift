@@ -66,7 +66,26 @@ public final class StubChatServer: Sendable {
         }
     }
 
+    /// Starts a stub that answers from each request (see `start(answering:)`), runs `body`, stops it.
+    public static func with<T>(answering reply: @escaping @Sendable (Int, Request) -> StubReply,
+                               _ body: (StubChatServer) async throws -> T) async throws -> T {
+        let server = try await start(answering: reply)
+        do {
+            let result = try await body(server)
+            try await server.stop()
+            return result
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+    }
+
     public static func start(_ reply: @escaping @Sendable (Int) -> StubReply) async throws -> StubChatServer {
+        try await start(answering: { index, _ in reply(index) })
+    }
+
+    /// Starts a stub whose reply is made from the request itself (its number from 0, and what was sent).
+    public static func start(answering reply: @escaping @Sendable (Int, Request) -> StubReply) async throws -> StubChatServer {
         let journal = Journal()
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -137,13 +156,13 @@ private final class StubHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let journal: StubChatServer.Journal
-    private let reply: @Sendable (Int) -> StubReply
+    private let reply: @Sendable (Int, StubChatServer.Request) -> StubReply
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     /// The request whose reply is being sent, if one is.
     private var answering: Int?
 
-    init(journal: StubChatServer.Journal, reply: @escaping @Sendable (Int) -> StubReply) {
+    init(journal: StubChatServer.Journal, reply: @escaping @Sendable (Int, StubChatServer.Request) -> StubReply) {
         self.journal = journal
         self.reply = reply
     }
@@ -157,9 +176,10 @@ private final class StubHandler: ChannelInboundHandler {
             body.append(contentsOf: buffer.readableBytesView)
         case .end:
             guard let head else { return }
-            let index = journal.begin(.init(method: head.method, uri: head.uri, headers: head.headers, body: body))
+            let request = StubChatServer.Request(method: head.method, uri: head.uri, headers: head.headers, body: body)
+            let index = journal.begin(request)
             answering = index
-            let script = reply(index)
+            let script = reply(index, request)
             var headers = HTTPHeaders(script.headers)
             if !headers.contains(name: "content-length") { headers.add(name: "transfer-encoding", value: "chunked") }
             let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: script.status), headers: headers)
