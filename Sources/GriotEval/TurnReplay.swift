@@ -1,6 +1,7 @@
 import Foundation
 import GriotChat
 import GriotProviders
+import GriotSafety
 import GriotSearch
 import GriotStore
 
@@ -127,8 +128,9 @@ public struct TurnReplayer: Sendable {
             for await _ in started.events {}
             await started.finished()
             guard let record = try scratch.turn(id: started.id) else { throw ReplayError("the replay of turn \(turn.id) stored no snapshot") }
-            let replayed = try Self.decode(record.snapshot, turnID: record.id)
+            var replayed = try Self.decode(record.snapshot, turnID: record.id)
             let source = replayed.recording == nil ? "none" : ((cassette?.played ?? 0) > 0 ? "played" : "live")
+            if source == "played" { replayed = replayed.carryingMaskVerdicts(of: original) }
             results.append(ReplayResult(turnID: turn.id, threadID: threadID, question: question, original: original, replayed: replayed,
                                         diff: TurnDiff(original, replayed), providerSource: source))
         }
@@ -141,6 +143,41 @@ public struct TurnReplayer: Sendable {
         } catch {
             throw ReplayError("the snapshot of turn \(turnID) cannot be read (\(error)); it may predate snapshots")
         }
+    }
+}
+
+extension TurnSnapshot {
+    /// The output stages that read the model's text as it wrote it, before masking, and the flag each raises.
+    static let stagesOfTheModelsText: [String: SafetyFlag.Kind] = [
+        "pii": .piiMasked, "groundedness": .lowGroundedness, "copyright": .copyrightReview, "output_moderation": .outputModeration,
+    ]
+
+    /// A replay played from the cassette, with the original's verdicts where the recording cannot
+    /// re-derive them. When the gate masked personal data, the recording holds the reply as the
+    /// user got it (a value they were not shown is kept nowhere), not as the model wrote it: the
+    /// stages that read the model's text would find nothing to mask and score a different text,
+    /// and an unchanged turn would show `pii_masked` removed. Those stages' verdicts, flags and
+    /// the groundedness score are then the original's, each verdict saying so. A recording with
+    /// nothing masked is the model's text itself, and every stage runs again on it.
+    func carryingMaskVerdicts(of original: TurnSnapshot) -> TurnSnapshot {
+        guard original.safety.contains(where: { $0.stage == "pii" && $0.decision == .mask }) else { return self }
+        var carried = self
+        for (stage, kind) in Self.stagesOfTheModelsText {
+            carried.safety.removeAll { $0.stage == stage }
+            carried.flags.removeAll { $0.kind == kind }
+            if var verdict = original.safety.first(where: { $0.stage == stage }) {
+                verdict.reason += "; carried from the original turn (its recording holds the masked text)"
+                carried.safety.append(verdict)
+            }
+            if let flag = original.flags.first(where: { $0.kind == kind }) { carried.flags.append(flag) }
+        }
+        carried.groundedness = original.groundedness
+        // In the original's order, so that the same flags read the same.
+        let order = original.flags.map(\.kind)
+        carried.flags = carried.flags.enumerated().sorted { a, b in
+            (order.firstIndex(of: a.element.kind) ?? order.count + a.offset, a.offset) < (order.firstIndex(of: b.element.kind) ?? order.count + b.offset, b.offset)
+        }.map(\.element)
+        return carried
     }
 }
 

@@ -167,6 +167,38 @@ func promptsWithSecondVersion(retrievalK: Int = 3) throws -> URL {
             let played = try await TurnReplayer(engine: engine).replay(id: turn.id, options: ReplayOptions(cassette: true))
             #expect(played[0].providerSource == "played")
             #expect(Array(played[0].replayed.text.utf8) == Array(stored.text.utf8))
+            // The turn is unchanged, masked number included: no flag difference, nothing to report.
+            #expect(stored.flags.map(\.kind).contains(.piiMasked))
+            #expect(played[0].replayed.flags.map(\.kind) == stored.flags.map(\.kind))
+            #expect(played[0].diff.flagsRemoved.isEmpty && played[0].diff.flagsAdded.isEmpty, "\(played[0].diff)")
+            #expect(played[0].diff.isEmpty, "\(played[0].diff)")
+            let verdict = try #require(played[0].replayed.safety.first { $0.stage == "pii" })
+            #expect(verdict.decision == .mask && verdict.reason.contains("carried from the original turn"))
+
+            // A live replay masks the model's new reply itself.
+            let live = try await TurnReplayer(engine: engine).replay(id: turn.id)
+            #expect(live[0].providerSource == "live")
+            #expect(live[0].replayed.flags.map(\.kind).contains(.piiMasked))
+            #expect(!(live[0].replayed.safety.first { $0.stage == "pii" }?.reason.contains("carried") ?? true))
+        }
+    }
+
+    /// A cassette answers only for the provider that made the recording: a replay with the
+    /// offline responder asks the responder, and says the provider changed.
+    @Test func aCassetteRecordedByAModelIsNotPlayedForTheOfflineResponder() async throws {
+        try await StubChatServer.with({ n in .stream(["Reply \(n + 1): Ida Mae Carter went north [1]."]) }) { server in
+            let provider = OpenAICompatibleProvider(configuration: try OpenAICompatibleConfiguration(
+                environment: ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": "stub-model"]))
+            let engine = ChatEngine(archive: demoArchive, chats: try ChatStore(writer: StoryStore.inMemory().writer),
+                                    prompts: try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts")),
+                                    provider: provider, counters: .bytePair)
+            let turn = try await ask(engine, "Who was Ida Mae Carter?")
+            let offline = try await TurnReplayer(engine: engine, provider: ExtractiveResponder())
+                .replay(id: turn.id, options: ReplayOptions(cassette: true))
+            #expect(offline[0].providerSource == "live")
+            #expect(!offline[0].replayed.text.contains("Reply 1"))
+            #expect(offline[0].diff.settings.contains { $0.field == "provider" && $0.after == "griot-extractive" })
+            #expect(server.requests.count == 1)
         }
     }
 
