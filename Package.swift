@@ -104,11 +104,11 @@ let package = Package(
         ], resources: [.copy("Resources/openapi.yaml")]),
         // Golden questions: the eval files, their cases and gates (the runner is `griot eval`).
         .target(name: "GriotEval", dependencies: [
-            "GriotChat", "GriotSearch", "GriotStore", "GriotArchive", "GriotPrompts", "GriotProviders",
+            "GriotChat", "GriotSearch", "GriotStore", "GriotArchive", "GriotPrompts", "GriotProviders", "GriotSafety", "GriotText",
             .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "GriotCLI", dependencies: [
-            "GriotEval", "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders", "GriotServer", "GriotAuth",
+            "GriotEval", "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders", "GriotServer", "GriotAuth", "GriotSafety",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -148,7 +148,7 @@ let package = Package(
         .testTarget(name: "GriotAuthTests", dependencies: ["GriotAuth", .product(name: "JWTKit", package: "jwt-kit")]),
         .testTarget(name: "GriotExportTests", dependencies: ["GriotExport", "GriotStore", "GriotTestSupport"]),
         .testTarget(name: "GriotServerTests", dependencies: [
-            "GriotServer", "GriotChat", "GriotArchive", "GriotStore", "GriotAuth", "GriotTestSupport",
+            "GriotServer", "GriotChat", "GriotArchive", "GriotStore", "GriotAuth", "GriotEval", "GriotTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Yams", package: "Yams"),

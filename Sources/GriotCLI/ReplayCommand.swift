@@ -21,7 +21,7 @@ struct ReplayCommand: AsyncParsableCommand {
             time. It prints passages added, removed and reordered, the answer as a word diff \
             ([-removed-]{+added+}), citations, flags and the token ledger. With --cassette the \
             provider's recorded reply is played back wherever the request is the same, so a \
-            replay with the same settings reproduces the stored text byte for byte.
+            replay with the same settings reproduces the stored text byte for byte. What it shows             follows the operators' rule (README, "What operators may read"): private and family-only             stories as masked excerpts unless their owner gave a support grant, personal details             masked, each read of such a story audited.
             """)
 
     @Argument(help: "A turn id (the meta event's turn_id) or a thread id.")
@@ -56,8 +56,8 @@ struct ReplayCommand: AsyncParsableCommand {
             // The replay's audit entry names who ran it: over HTTP the caller, here the
             // operating-system user ("os:alice").
             results = try await AuditContext.$current.withValue(AuditContext(actorID: Self.operatingSystemActor)) {
-                try await TurnReplayer(engine: engine).replay(
-                    id: id, options: ReplayOptions(promptVersion: promptVersion, model: model, index: index, cassette: cassette))
+                try OperatorView(engine: engine).results(try await TurnReplayer(engine: engine).replay(
+                    id: id, options: ReplayOptions(promptVersion: promptVersion, model: model, index: index, cassette: cassette)))
             }
         } catch let error as ReplayError {
             throw ValidationError(error.description)

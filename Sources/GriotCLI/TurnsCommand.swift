@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import GriotChat
+import GriotEval
+import GriotSafety
 import GriotStore
 
 extension MessageStatus: ExpressibleByArgument {}
@@ -31,18 +33,19 @@ struct TurnsCommand: ParsableCommand {
         let chats = try ChatStore(writer: options.openArchive(embedding: false).store.writer)
         let turns = try chats.recentTurns(TurnFilter(assistant: assistant, flag: flag, lowGroundedness: lowGroundedness, status: status,
                                                      since: start, limit: limit))
+        // As operators may read them (README, "What operators may read"): personal details masked.
+        let listed = OperatorView.listing(turns.map(TurnListing.init), scrubber: try? PIIScrubber())
         if json {
-            print(try Terminal.json(["turns": turns.map(TurnListing.init)]))
+            print(try Terminal.json(["turns": listed]))
             return
         }
-        if turns.isEmpty { Terminal.note("no turns match") }
+        if listed.isEmpty { Terminal.note("no turns match") }
         let format = ISO8601DateFormatter()
-        for turn in turns {
-            let snapshot = try? TurnSnapshot.decode(turn.snapshot)
-            let question = (snapshot?.question ?? "").replacingOccurrences(of: "\n", with: " ")
-            let flags = snapshot?.flags.map(\.kind.rawValue).joined(separator: ",") ?? ""
-            let grounded = snapshot?.groundedness.map { String(format: "%.2f", $0) } ?? "-"
-            print("\(turn.id)  \(format.string(from: turn.startedAt))  \(turn.assistant) v\(turn.promptVersion)  \(turn.status.rawValue)  grounded \(grounded)  \(flags.isEmpty ? "-" : flags)  “\(question.prefix(60))”")
+        for turn in listed {
+            let question = (turn.question ?? "").replacingOccurrences(of: "\n", with: " ")
+            let flags = turn.flags.joined(separator: ",")
+            let grounded = turn.groundedness.map { String(format: "%.2f", $0) } ?? "-"
+            print("\(turn.turnID)  \(format.string(from: turn.startedAt))  \(turn.assistant) v\(turn.promptVersion)  \(turn.status)  grounded \(grounded)  \(flags.isEmpty ? "-" : flags)  “\(question.prefix(60))”")
         }
     }
 }

@@ -6,6 +6,7 @@ import GriotStore
 struct AccessGrant: Sendable {
     var thread: ThreadRecord?
     var message: MessageRecord?
+    var supportGrant: SupportGrant?
 
     /// The admitted thread; a route whose rule admits none is a programming error, reported as 500.
     func requireThread() throws -> ThreadRecord {

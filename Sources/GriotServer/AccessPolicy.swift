@@ -65,6 +65,10 @@ struct AccessPolicy: Sendable {
         "GET /api/messages/{id}/retained": .init(.roles([.admin], "Only admins may read the texts kept for moderation review."), .heavy),
         "GET /api/ops/turns": .init(.roles([.operator, .admin], "Only operators and admins may list and replay turns."), .heavy),
         "POST /api/ops/replay": .init(.roles([.operator, .admin], "Only operators and admins may list and replay turns."), .heavy),
+
+        "POST /api/support-grants": .init(.signedIn, .read),
+        "GET /api/support-grants": .init(.signedIn, .read),
+        "DELETE /api/support-grants/{id}": .init(.supportGrantOwner, .read),
     ]
 
     /// Decides whether `caller` may call `route`, and returns what it admitted them to. Throws
@@ -144,6 +148,13 @@ struct AccessPolicy: Sendable {
                 throw forbidden("You may erase only your own data; an admin can erase another user's.")
             }
             return AccessGrant()
+        case .supportGrantOwner:
+            let caller = try require(caller)
+            let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "grant_id")
+            guard let grant = try chats.supportGrant(id: id), grant.ownerUserID == caller.userID else {
+                throw APIError.notFound("grant_not_found", "You have no support grant \(id); GET /api/support-grants lists yours.")
+            }
+            return AccessGrant(supportGrant: grant)
         }
     }
 

@@ -39,6 +39,8 @@ enum AccessRule: Sendable {
     case threadCourseCoach
     /// The `{id}` is the caller's own user id, or the caller is an admin.
     case selfOrAdmin
+    /// The `{id}` is a support grant the caller gave (as a story owner); anyone else's is 404.
+    case supportGrantOwner
 
     /// Whether the route needs a bearer token at all.
     var needsToken: Bool {

@@ -58,6 +58,7 @@ public struct GriotService: Sendable {
         CoachRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("coach"))
         AdminRoutes(chats: engine.chats, turns: turns).add(to: api)
         OpsRoutes(engine: engine).add(to: api.group("ops"))
+        SupportGrantRoutes(engine: engine).add(to: api.group("support-grants"))
         return router
     }
 

@@ -40,7 +40,7 @@ struct OpsRoutes: Sendable {
         }
         filter.limit = try query.number("limit", default: 50, range: 1...500)
         let records = try engine.chats.recentTurns(filter)
-        return TurnPage(turns: records.map(TurnListing.init))
+        return TurnPage(turns: OperatorView.listing(records.map(TurnListing.init), scrubber: engine.safety.scrubber))
     }
 
     struct ReplayBody: Decodable {
@@ -81,7 +81,9 @@ struct OpsRoutes: Sendable {
         default: throw APIError.badRequest("invalid_provider", "provider must be configured (the service's own) or extractive (the offline responder).")
         }
         do {
-            return ReplayReply(results: try await TurnReplayer(engine: engine, provider: provider).replay(id: id, options: options))
+            // What the operator may read of it: OperatorView, which audits each private story shown.
+            let results = try await TurnReplayer(engine: engine, provider: provider).replay(id: id, options: options)
+            return ReplayReply(results: try OperatorView(engine: engine).results(results))
         } catch let error as ReplayError {
             throw APIError(error.isNotFound ? .notFound : .unprocessableContent, code: error.isNotFound ? "not_found" : "not_replayable", error.description)
         }

@@ -26,6 +26,7 @@ extension ChatStore {
             try db.execute(sql: "DELETE FROM profile WHERE userID = ?", arguments: [userID])
             counts.profiles = db.changesCount
             try db.execute(sql: "DELETE FROM retainedText WHERE userID = ?", arguments: [userID])
+            try db.execute(sql: "DELETE FROM supportGrant WHERE ownerUserID = ?", arguments: [userID])
             try db.execute(sql: "DELETE FROM safetyVerdict WHERE userID = ?", arguments: [userID])
             counts.verdicts = db.changesCount
 

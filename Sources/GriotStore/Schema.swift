@@ -245,6 +245,19 @@ enum Schema {
             try db.create(index: "retainedText_by_user", on: "retainedText", columns: ["userID"])
             try db.create(index: "retainedText_by_purge", on: "retainedText", columns: ["purgeAfter"])
         }
+        migrator.registerMigration("v8: support grants") { db in
+            // A story owner's time-limited permission for operators to read the full text of
+            // their private and family-only stories (all of them, or the ones listed).
+            try db.create(table: "supportGrant") { table in
+                table.primaryKey("id", .text)
+                table.column("ownerUserID", .text).notNull()
+                table.column("storyIDs", .text)
+                table.column("createdAt", .datetime).notNull()
+                table.column("expiresAt", .datetime).notNull()
+                table.column("revokedAt", .datetime)
+            }
+            try db.create(index: "supportGrant_by_owner", on: "supportGrant", columns: ["ownerUserID", "expiresAt"])
+        }
         return migrator
     }
 }

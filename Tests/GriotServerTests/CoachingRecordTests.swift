@@ -109,9 +109,10 @@ import Testing
             let question = try #require(listed.first { ($0["content"] as? String)?.contains(phone) == true })
             let messageID = try #require(question["id"] as? String)
             let before = try await live(client, .GET, "/api/ops/turns?limit=50", headers: ops)
-            #expect(before.text.contains(phone), "the operator view shows the question while it exists")
+            #expect(before.text.contains("Zofia Łukasiewicz"), "the operator view shows the question while it exists")
+            #expect(!before.text.contains(phone) && before.text.contains("Call me at [PHONE]"), "with personal details masked (README, What operators may read)")
             let turnID = try #require((object(before.text)["turns"] as? [[String: Any]])?
-                .first { ($0["question"] as? String)?.contains(phone) == true }?["turn_id"] as? String)
+                .first { ($0["question"] as? String)?.contains("Łukasiewicz") == true }?["turn_id"] as? String)
 
             #expect(try await live(client, .DELETE, "/api/coach/messages/\(messageID)", headers: maya).status == 204)
 

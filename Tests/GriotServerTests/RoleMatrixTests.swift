@@ -1,5 +1,6 @@
 import Foundation
 import GriotAuth
+import GriotStore
 @testable import GriotServer
 import HTTPTypes
 import HummingbirdTesting
@@ -67,6 +68,8 @@ import Yams
         var session: String
         var turnID: String
         var story: String
+        /// A support grant the fixture's client gave.
+        var grant: String
         var service: TestService
     }
 
@@ -85,6 +88,7 @@ import Yams
         "POST /api/coach/threads", "GET /api/coach/threads/{id}/messages", "POST /api/coach/threads/{id}/messages",
         "POST /api/coach/threads/{id}/stop", "PUT /api/coach/courses/{id}/instructions", "GET /api/coach/threads/{id}/export",
         "GET /api/audit", "GET /api/messages/{id}/retained", "GET /api/ops/turns", "POST /api/ops/replay",
+        "POST /api/support-grants", "GET /api/support-grants", "DELETE /api/support-grants/{id}",
         "PATCH /api/coach/messages/{id}", "DELETE /api/coach/messages/{id}",
         "DELETE /api/griot/sessions/{id}", "DELETE /api/users/{id}",
     ]
@@ -128,6 +132,9 @@ import Yams
         "GET /api/messages/{id}/retained": { f in Call(method: .GET, path: "/api/messages/\(f.messageID)/retained") },
         "GET /api/ops/turns": { _ in Call(method: .GET, path: "/api/ops/turns?limit=5") },
         "POST /api/ops/replay": { f in Call(method: .POST, path: "/api/ops/replay", body: body(["id": f.turnID, "cassette": true])) },
+        "POST /api/support-grants": { _ in Call(method: .POST, path: "/api/support-grants", body: body(["hours": 2])) },
+        "GET /api/support-grants": { _ in Call(method: .GET, path: "/api/support-grants") },
+        "DELETE /api/support-grants/{id}": { f in Call(method: .DELETE, path: "/api/support-grants/\(f.grant)") },
     ]
 
     /// The caller each role names: the fixture's client, a coach of course-7, a coach of
@@ -160,8 +167,10 @@ import Yams
                 let turnID = try #require(mine.turnID)
                 let asked = try await live(client, .POST, "/api/griot/chat", headers: ownerHeaders, body: body(["message": "What happened in the flood?"]))
                 let session = try #require(object(asked.text)["session_id"] as? String)
+                let grant = try service.engine.chats.createSupportGrant(SupportGrant(
+                    ownerUserID: owner, stories: nil, createdAt: Date(), expiresAt: Date().addingTimeInterval(3600)))
                 let fixture = Fixture(owner: owner, thread: thread, messageID: mine.id, session: session, turnID: turnID,
-                                      story: "matrix-lantern-\(role.replacingOccurrences(of: "_", with: "-"))", service: service)
+                                      story: "matrix-lantern-\(role.replacingOccurrences(of: "_", with: "-"))", grant: grant.id, service: service)
                 let caller = try await Self.headers(role, fixture: fixture)
 
                 for operation in Self.order {

@@ -71,6 +71,8 @@ import Yams
             // An id no client may name (longer than 128 characters), and a body over the 8 MB limit.
             let badID = String(repeating: "x", count: 129)
             let huge = ByteBuffer(repeating: UInt8(ascii: " "), count: 9 * 1024 * 1024)
+            let granted = try await live(client, .POST, "/api/support-grants", headers: maya, body: body(["hours": 1]))
+            let grant = try #require(object(granted.text)["id"] as? String)
 
             let cases: [Case] = [
                 Case(method: .GET, path: "/api/ops/turns?assistant=griot&limit=5", operation: "GET /api/ops/turns", status: 200, headers: ops),
@@ -85,6 +87,16 @@ import Yams
                 Case(method: .POST, path: "/api/ops/replay", operation: "POST /api/ops/replay", status: 404, headers: ops, body: body(["id": "no-such-turn"])),
                 Case(method: .POST, path: "/api/ops/replay", operation: "POST /api/ops/replay", status: 422, headers: ops,
                      body: body(["id": session, "prompt_version": "99"])),
+                Case(method: .POST, path: "/api/support-grants", operation: "POST /api/support-grants", status: 201, headers: ops, body: body(["hours": 2])),
+                Case(method: .POST, path: "/api/support-grants", operation: "POST /api/support-grants", status: 400, headers: maya, body: body(["hours": -1])),
+                Case(method: .POST, path: "/api/support-grants", operation: "POST /api/support-grants", status: 401, headers: anonymous, body: body(["hours": 2])),
+                Case(method: .POST, path: "/api/support-grants", operation: "POST /api/support-grants", status: 413, headers: maya, body: huge),
+                Case(method: .GET, path: "/api/support-grants", operation: "GET /api/support-grants", status: 200, headers: maya),
+                Case(method: .GET, path: "/api/support-grants", operation: "GET /api/support-grants", status: 401, headers: anonymous),
+                Case(method: .DELETE, path: "/api/support-grants/\(badID)", operation: "DELETE /api/support-grants/{id}", status: 400, headers: maya),
+                Case(method: .DELETE, path: "/api/support-grants/\(grant)", operation: "DELETE /api/support-grants/{id}", status: 401, headers: anonymous),
+                Case(method: .DELETE, path: "/api/support-grants/\(grant)", operation: "DELETE /api/support-grants/{id}", status: 404, headers: stranger),
+                Case(method: .DELETE, path: "/api/support-grants/\(grant)", operation: "DELETE /api/support-grants/{id}", status: 200, headers: maya),
                 Case(method: .GET, path: "/healthz", operation: "GET /healthz", status: 200, headers: anonymous),
                 Case(method: .GET, path: "/readyz", operation: "GET /readyz", status: 200, headers: anonymous),
                 Case(method: .GET, path: "/openapi.yaml", operation: "GET /openapi.yaml", status: 200, headers: anonymous),

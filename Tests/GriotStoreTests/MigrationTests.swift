@@ -41,11 +41,11 @@ struct MigrationTests {
         #expect(try again.message(id: "m-1")?.version == 2)
     }
 
-    @Test("v7 is the last migration, after v6 and v5")
+    @Test("v8 is the last migration, after v7, v6 and v5")
     func order() throws {
-        #expect(Schema.migrator.migrations.suffix(5) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention",
+        #expect(Schema.migrator.migrations.suffix(6) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention",
                                                           "v5: safety verdicts and warnings", "v6: thread titles only from allowed messages",
-                                                          "v7: abuse limits under a user pseudonym, retained texts"])
+                                                          "v7: abuse limits under a user pseudonym, retained texts", "v8: support grants"])
     }
 
     @Test("v6 renames a thread a blocked message named after its first allowed message, and leaves other titles alone")
