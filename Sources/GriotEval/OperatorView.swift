@@ -15,8 +15,8 @@ import GriotText
 /// - Public stories: in full.
 /// - Private and family-only stories: a masked excerpt (the story's people named `[PERSON]`,
 ///   personal details masked, at most `excerptWords` words), unless the story's owner gave a
-///   support grant in force (`SupportGrant`): then in full. This covers citation quotes and the
-///   answer's sentences that cite such a story.
+///   support grant in force (`SupportGrant`): then in full. This covers citation quotes, titles
+///   and the answer's sentences that cite or quote such a story.
 /// - Every such read is audited on the story's owner (`story.read`, masked or granted).
 /// - Deleted or edited messages: never (their text is removed from every snapshot when the
 ///   author deletes or edits; a replay of such a turn is refused).
@@ -138,7 +138,7 @@ public struct OperatorView: Sendable {
             case .masked(let people, _):
                 restricted[citation.number] = people
                 citation.quote = excerpt(citation.quote, people: people)
-                citation.title = names(citation.title, people: people)
+                citation.title = Self.names(citation.title, people: people)
                 citation.interviewee = citation.interviewee.map { _ in "[PERSON]" }
             case .removed:
                 removed.insert(citation.number)
@@ -192,9 +192,13 @@ public struct OperatorView: Sendable {
     /// Runs of words two texts must share for one to be taken as quoting the other.
     static let sharedRun = 5
 
-    /// The text's runs of `sharedRun` consecutive words, lowercased.
+    /// The text's runs of `sharedRun` consecutive words, lowercased; in scripts written without
+    /// spaces (Han, kana, Thai) each character counts as a word.
     static func runs(of text: String) -> Set<String> {
-        let words = text.lowercased().split { !$0.isLetter && !$0.isNumber }
+        let words = text.lowercased().split { !$0.isLetter && !$0.isNumber }.flatMap { word -> [Substring] in
+            guard let first = word.unicodeScalars.first, WordTokenizer.isSpaceless(first) else { return [word] }
+            return word.indices.map { word[$0...$0] }
+        }
         guard words.count >= sharedRun else { return [] }
         return Set((0...(words.count - sharedRun)).map { words[$0..<($0 + sharedRun)].joined(separator: " ") })
     }
@@ -215,7 +219,7 @@ public struct OperatorView: Sendable {
 
     /// Personal details masked, the people named `[PERSON]`, and at most `excerptWords` words.
     func excerpt(_ text: String, people: [String]) -> String {
-        let words = names(masked(text), people: people).split(whereSeparator: \.isWhitespace)
+        let words = Self.names(masked(text), people: people).split(whereSeparator: \.isWhitespace)
         guard words.count > Self.excerptWords else { return words.joined(separator: " ") }
         return words.prefix(Self.excerptWords).joined(separator: " ") + " …"
     }
@@ -226,11 +230,11 @@ public struct OperatorView: Sendable {
 
     /// `text` with each person's full name, then each part of it of three letters or more, as
     /// a whole word, replaced by `[PERSON]`.
-    func names(_ text: String, people: [String]) -> String {
+    static func names(_ text: String, people: [String]) -> String {
         let parts = people.flatMap { name in [name] + name.split(whereSeparator: \.isWhitespace).map(String.init).filter { $0.count >= 3 } }
         var result = text
         for name in Set(parts).sorted(by: { $0.count > $1.count }) where !name.isEmpty {
-            result = Self.replacingWord(name, in: result, with: "[PERSON]")
+            result = replacingWord(name, in: result, with: "[PERSON]")
         }
         return result
     }
