@@ -21,7 +21,10 @@ struct ReplayCommand: AsyncParsableCommand {
             time. It prints passages added, removed and reordered, the answer as a word diff \
             ([-removed-]{+added+}), citations, flags and the token ledger. With --cassette the \
             provider's recorded reply is played back wherever the request is the same, so a \
-            replay with the same settings reproduces the stored text byte for byte. What it shows             follows the operators' rule (README, "What operators may read"): private and family-only             stories as masked excerpts unless their owner gave a support grant, personal details             masked, each read of such a story audited.
+            replay with the same settings reproduces the stored text byte for byte. What it shows \
+            follows the operators' rule (README, "What operators may read"): private and family-only \
+            stories as masked excerpts unless their owner gave a support grant, personal details \
+            masked, each read of such a story audited.
             """)
 
     @Argument(help: "A turn id (the meta event's turn_id) or a thread id.")
