@@ -62,21 +62,21 @@ public struct OperatorView: Sendable {
         let stories = Set(results.flatMap { $0.original.citations.map(\.storyID) + $0.replayed.citations.map(\.storyID) })
         let access = try self.access(stories)
         for (storyID, rule) in access.sorted(by: { $0.key < $1.key }) {
-            let detail: [String: AuditEntry.DetailValue]
+            let turn = results.first { $0.original.citations.contains { $0.storyID == storyID } || $0.replayed.citations.contains { $0.storyID == storyID } }
+            var details: [String: AuditEntry.DetailValue] = ["story_id": .string(storyID), "turn_id": .string(turn?.turnID ?? "")]
             let owner: String?
             switch rule {
-            case .open, .removed: continue
+            case .open, .removed:
+                continue
             case .granted(let grant, let by):
                 owner = by
-                detail = ["story_id": .string(storyID), "access": "granted", "grant_id": .string(grant)]
+                details["access"] = "granted"
+                details["grant_id"] = .string(grant)
             case .masked(_, let by):
                 owner = by
-                detail = ["story_id": .string(storyID), "access": "masked"]
+                details["access"] = "masked"
             }
-            let turn = results.first { $0.original.citations.contains { $0.storyID == storyID } || $0.replayed.citations.contains { $0.storyID == storyID } }
-            try engine.chats.recordAudit(AuditEntry(
-                action: .storyRead, userID: owner, threadID: turn?.threadID,
-                details: AuditEntry.details(detail.merging(["turn_id": .string(turn?.turnID ?? "")]) { first, _ in first })))
+            try engine.chats.recordAudit(AuditEntry(action: .storyRead, userID: owner, threadID: turn?.threadID, details: AuditEntry.details(details)))
         }
         return results.map { result in
             var shown = result

@@ -22,7 +22,8 @@ public struct SupportGrant: Codable, Sendable, Hashable, FetchableRecord, Persis
                 stories: [String]?, createdAt: Date, expiresAt: Date, revokedAt: Date? = nil) {
         self.id = id
         self.ownerUserID = ownerUserID
-        self.storyIDs = stories.map { String(decoding: try! JSONEncoder().encode($0), as: UTF8.self) }
+        // Ids are plain strings: encoding them cannot fail.
+        self.storyIDs = stories.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.revokedAt = revokedAt
