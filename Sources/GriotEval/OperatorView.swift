@@ -203,18 +203,9 @@ public struct OperatorView: Sendable {
         return Set((0...(words.count - sharedRun)).map { words[$0..<($0 + sharedRun)].joined(separator: " ") })
     }
 
-    /// The numbers of the citation markers in a text: "[2]" and "[1, 3]".
+    /// The numbers of the citation markers in a text ("[2]", "[1, 3]"), read as the pipeline reads them.
     static func markers(in text: String) -> Set<Int> {
-        var numbers = Set<Int>()
-        var rest = Substring(text)
-        while let open = rest.firstIndex(of: "[") {
-            guard let close = rest[open...].firstIndex(of: "]") else { break }
-            let inside = rest[rest.index(after: open)..<close]
-            let parts = inside.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            if !parts.isEmpty, parts.allSatisfy({ Int($0) != nil }) { numbers.formUnion(parts.compactMap { Int($0) }) }
-            rest = rest[rest.index(after: close)...]
-        }
-        return numbers
+        Set(CitationMarkerScanner.markers(in: text).flatMap(\.numbers))
     }
 
     /// Personal details masked, the people named `[PERSON]`, and at most `excerptWords` words.

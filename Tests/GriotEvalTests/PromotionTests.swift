@@ -109,8 +109,7 @@ import Testing
         #expect(refusal.contains("--allow-offline"))
 
         try await StubChatServer.with(answering: InstructionFollowingModel.reply) { server in
-            let model = OpenAICompatibleProvider(configuration: try OpenAICompatibleConfiguration(
-                environment: ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": InstructionFollowingModel.model]))
+            let model = try stubModel(server, model: InstructionFollowingModel.model)
             let refused = try await run(4, prompts: prompts, provider: model)
             #expect(!refused.promoted)
             #expect(refused.record.refusal == nil)

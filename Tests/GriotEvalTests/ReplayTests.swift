@@ -23,6 +23,17 @@ func promptsWithSecondVersion(retrievalK: Int = 3) throws -> URL {
     return folder
 }
 
+/// The real OpenAI-compatible provider pointed at a stub server.
+func stubModel(_ server: StubChatServer, model: String = "stub-model") throws -> OpenAICompatibleProvider {
+    OpenAICompatibleProvider(configuration: try OpenAICompatibleConfiguration(environment: ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": model]))
+}
+
+/// An engine on the demo archive and the checkout's prompts, answering with `provider`, with an empty chat store.
+func modelEngine(_ provider: any ChatProvider) throws -> ChatEngine {
+    ChatEngine(archive: demoArchive, chats: try ChatStore(writer: StoryStore.inMemory().writer),
+               prompts: try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts")), provider: provider, counters: .bytePair)
+}
+
 /// Replays of stored turns through the real pipeline.
 @Suite struct ReplayTests {
     let viewer = Viewer(userID: "u-ruth-carter", familyGroupIDs: ["fam-carter"])
@@ -107,11 +118,8 @@ func promptsWithSecondVersion(retrievalK: Int = 3) throws -> URL {
             .stream(["Reply number \(n + 1). ", "Ida Mae Carter carried the family north in 1927 ", "and kept their stories [1]. ",
                      "Take this with care, draft \(n + 1)."])
         }) { server in
-            let provider = OpenAICompatibleProvider(configuration: try OpenAICompatibleConfiguration(
-                environment: ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": "stub-model"]))
-            let engine = ChatEngine(archive: demoArchive, chats: try ChatStore(writer: StoryStore.inMemory().writer),
-                                    prompts: try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts")),
-                                    provider: provider, counters: .bytePair)
+            let provider = try stubModel(server)
+            let engine = try modelEngine(provider)
             let turn = try await ask(engine, "Who was Ida Mae Carter?")
             let stored = try TurnSnapshot.decode(try #require(try engine.chats.turn(id: turn.id)).snapshot)
             #expect(stored.text.contains("Reply number 1."))
@@ -147,11 +155,8 @@ func promptsWithSecondVersion(retrievalK: Int = 3) throws -> URL {
         let pieces = ["You can reach Aunt Ida's neighbor at 601-", "555-0147 most ", "evenings. Your own number, ",
                       "(415) 555-0132, is ", "on the family sheet too."]
         try await StubChatServer.with({ _ in .stream(pieces) }) { server in
-            let provider = OpenAICompatibleProvider(configuration: try OpenAICompatibleConfiguration(
-                environment: ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": "stub-model"]))
-            let engine = ChatEngine(archive: demoArchive, chats: try ChatStore(writer: StoryStore.inMemory().writer),
-                                    prompts: try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts")),
-                                    provider: provider, counters: .bytePair)
+            let provider = try stubModel(server)
+            let engine = try modelEngine(provider)
             let turn = try await ask(engine, "My number is 415-555-0132. Who was Ida Mae Carter's neighbor?")
             let json = try #require(try engine.chats.turn(id: turn.id)).snapshot
             #expect(!json.contains("0147"), "not in the text, the events or the recording")
@@ -187,11 +192,8 @@ func promptsWithSecondVersion(retrievalK: Int = 3) throws -> URL {
     /// offline responder asks the responder, and says the provider changed.
     @Test func aCassetteRecordedByAModelIsNotPlayedForTheOfflineResponder() async throws {
         try await StubChatServer.with({ n in .stream(["Reply \(n + 1): Ida Mae Carter went north [1]."]) }) { server in
-            let provider = OpenAICompatibleProvider(configuration: try OpenAICompatibleConfiguration(
-                environment: ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": "stub-model"]))
-            let engine = ChatEngine(archive: demoArchive, chats: try ChatStore(writer: StoryStore.inMemory().writer),
-                                    prompts: try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts")),
-                                    provider: provider, counters: .bytePair)
+            let provider = try stubModel(server)
+            let engine = try modelEngine(provider)
             let turn = try await ask(engine, "Who was Ida Mae Carter?")
             let offline = try await TurnReplayer(engine: engine, provider: ExtractiveResponder())
                 .replay(id: turn.id, options: ReplayOptions(cassette: true))

@@ -55,15 +55,7 @@ public final class StubChatServer: Sendable {
     /// Starts a stub whose reply to request number `n` (from 0) is `reply(n)`, runs `body`, stops it.
     public static func with<T>(_ reply: @escaping @Sendable (Int) -> StubReply,
                         _ body: (StubChatServer) async throws -> T) async throws -> T {
-        let server = try await start(reply)
-        do {
-            let result = try await body(server)
-            try await server.stop()
-            return result
-        } catch {
-            try? await server.stop()
-            throw error
-        }
+        try await with(answering: { index, _ in reply(index) }, body)
     }
 
     /// Starts a stub that answers from each request (see `start(answering:)`), runs `body`, stops it.
