@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Text analysis: normalisation, tokenizing, stop words, Porter2 stemming.
@@ -60,8 +61,15 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // The same stores on PostgreSQL 15 through postgres-nio, for nodes that share one database.
+        .target(name: "GriotPostgres", dependencies: [
+            "GriotStore", "GriotStories",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // The archive: the store and the index kept in step (ingest, delete, search).
-        .target(name: "GriotArchive", dependencies: ["GriotStories", "GriotSearch", "GriotStore", "GriotText", "GriotEmbedding", "GriotProviders"]),
+        .target(name: "GriotArchive", dependencies: ["GriotStories", "GriotSearch", "GriotStore", "GriotPostgres", "GriotText", "GriotEmbedding", "GriotProviders"]),
         // PCRE2 (8-bit), for the PII scrubber's JIT-compiled patterns.
         .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
         // The safety stages' scorers: moderation, PII, groundedness, copyright. They know text,
@@ -142,6 +150,12 @@ let package = Package(
         .testTarget(name: "GriotPromptsTests", dependencies: ["GriotPrompts"]),
         .testTarget(name: "GriotChatTests", dependencies: ["GriotChat", "GriotSafety", "GriotArchive", "GriotStore", "GriotProviders", "GriotPrompts", "GriotTokens", "GriotTestSupport"]),
         .testTarget(name: "GriotStoreTests", dependencies: ["GriotStore"]),
+        // Every store operation against both backends: SQLite, and PostgreSQL started by scripts/postgres.sh.
+        .testTarget(name: "GriotStoreConformanceTests", dependencies: [
+            "GriotStore", "GriotPostgres", "GriotStories", "GriotArchive", "GriotSearch",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "GriotEvalTests", dependencies: [
             "GriotEval", "GriotChat", "GriotArchive", "GriotStore", "GriotPrompts", "GriotEmbedding", "GriotProviders", "GriotSearch", "GriotTestSupport",
         ]),

@@ -36,18 +36,18 @@ struct ExtractiveTurnBenchmark: AsyncParsableCommand {
         let suite = try EvalSuite.load(URL(fileURLWithPath: questions))
         let asked = suite.cases.filter { $0.assistant == "griot" && $0.conversation.isEmpty }.map(\.question)
         let embedder = try SentenceEmbedder()
-        let archive = try StoryArchive(store: try StoryStore(path: db), embedder: embedder)
+        let archive = try StoryArchive(storage: try SQLiteStoryStore(path: db).storage(), embedder: embedder)
         let registry = try PromptRegistry.load(folder: URL(fileURLWithPath: prompts))
-        print("extractive turns: \(asked.count) questions of \(questions), \(rounds - 1) counted rounds, \(try archive.storyCount()) stories")
+        print("extractive turns: \(asked.count) questions of \(questions), \(rounds - 1) counted rounds, \(try await archive.storyCount()) stories")
         var figures: [String: (p50: Double, p95: Double)] = [:]
         for (label, responder) in [("minilm+terms", ExtractiveResponder.scoring(with: embedder)), ("words only (peer)", ExtractiveResponder())] {
-            let engine = ChatEngine(archive: archive, chats: try ChatStore(writer: StoryStore.inMemory().writer), prompts: registry,
+            let engine = ChatEngine(archive: archive, chats: try Storage.inMemory().chats, prompts: registry,
                                     provider: responder, counters: .bytePair, safety: .standard(embedder: embedder, environment: [:]))
             var latencies: [Double] = []
             for round in 0..<rounds {
                 for question in asked {
                     let start = ContinuousClock.now
-                    let turn = try engine.startTurn(TurnRequest(message: question, viewer: Viewer(userID: "u-bench")))
+                    let turn = try await engine.startTurn(TurnRequest(message: question, viewer: Viewer(userID: "u-bench")))
                     for await _ in turn.events {}
                     await turn.finished()
                     let elapsed = ContinuousClock.now - start

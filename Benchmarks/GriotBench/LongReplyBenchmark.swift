@@ -31,8 +31,8 @@ struct LongReplyBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let embedder = try SentenceEmbedder()
-        let archive = try StoryArchive(store: .inMemory(), embedder: embedder)
-        _ = try archive.ingest(StoryFiles.read(["corpus"]).stories)
+        let archive = try StoryArchive(storage: .inMemory(), embedder: embedder)
+        _ = try await archive.ingest(StoryFiles.read(["corpus"]).stories)
         let shipped = try PromptRegistry.load(folder: URL(fileURLWithPath: prompts))
         let unbounded = try Self.copy(prompts: prompts, replyReserve: 400_000, safety: nil)
         let noStages = try Self.copy(prompts: prompts, replyReserve: 400_000, safety: "[]")
@@ -57,10 +57,10 @@ struct LongReplyBenchmark: AsyncParsableCommand {
     }
 
     func time(_ pieces: [String], archive: StoryArchive, embedder: SentenceEmbedder, prompts: PromptRegistry, label: String = "production") async throws -> Timing {
-        let engine = ChatEngine(archive: archive, chats: try ChatStore(writer: StoryStore.inMemory().writer), prompts: prompts,
+        let engine = ChatEngine(archive: archive, chats: try Storage.inMemory().chats, prompts: prompts,
                                 provider: ScriptedReply(pieces: pieces), counters: .bytePair, safety: .standard(embedder: embedder, environment: [:]))
         let start = ContinuousClock.now
-        let turn = try engine.startTurn(TurnRequest(message: "What happened when the levee broke?", viewer: Viewer(userID: "u-bench"), promptLabel: label))
+        let turn = try await engine.startTurn(TurnRequest(message: "What happened when the levee broke?", viewer: Viewer(userID: "u-bench"), promptLabel: label))
         var text = 0
         for await event in turn.events {
             if case .done(let summary) = event {

@@ -7,7 +7,7 @@ import GriotSearch
 ///
 /// | setting | environment | file key | default |
 /// |---|---|---|---|
-/// | database file | `GRIOT_DB` | `database` | `$XDG_DATA_HOME/griot/griot.sqlite` (`~/.local/share/...`) |
+/// | database: a SQLite file (a path or `sqlite:PATH`) or a PostgreSQL URL that several nodes share | `GRIOT_DATABASE_URL` (first), `GRIOT_DB` | `database` | `$XDG_DATA_HOME/griot/griot.sqlite` (`~/.local/share/...`) |
 /// | bundled corpus | `GRIOT_CORPUS` | `corpus` | the `corpus/` folder of the checkout |
 /// | BM25 k1, b | `GRIOT_BM25_K1`, `GRIOT_BM25_B` | `bm25.k1`, `bm25.b` | 1.2, 0.75 |
 /// | prompts folder | `GRIOT_PROMPTS` | `prompts` | the `prompts/` folder of the checkout |
@@ -18,9 +18,11 @@ import GriotSearch
 ///
 /// ```swift
 /// let configuration = try GriotConfiguration.load(file: nil)
-/// let store = try StoryStore(path: configuration.databasePath)
+/// let storage = try await StorageLocation.configured(configuration).open()
 /// ```
 public struct GriotConfiguration: Sendable {
+    /// The database: a SQLite file path, `sqlite:PATH`, or `postgres://USER:PASSWORD@HOST:PORT/DB`
+    /// (read by `StorageLocation.parse`).
     public var databasePath: String
     public var usesDefaultDatabase: Bool
     public var corpusPath: String?
@@ -45,7 +47,7 @@ public struct GriotConfiguration: Sendable {
         if let file = file ?? environment["GRIOT_CONFIG"] {
             try configuration.apply(file: file)
         }
-        if let path = environment["GRIOT_DB"], !path.isEmpty {
+        if let path = environment["GRIOT_DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) ?? environment["GRIOT_DB"], !path.isEmpty {
             configuration.databasePath = path
             configuration.usesDefaultDatabase = false
         }

@@ -6,7 +6,8 @@ import GriotStore
 
 /// The options every command that opens the database shares.
 struct ArchiveOptions: ParsableArguments {
-    @Option(name: .long, help: "The SQLite database file (default: $GRIOT_DB, else ~/.local/share/griot/griot.sqlite).")
+    @Option(name: [.customLong("db"), .customLong("database")],
+            help: "The database: a SQLite file (PATH or sqlite:PATH), or postgres://USER:PASSWORD@HOST:PORT/DB shared by several nodes (default: $GRIOT_DATABASE_URL, $GRIOT_DB, else ~/.local/share/griot/griot.sqlite).")
     var db: String?
 
     @Option(name: .long, help: "A JSON configuration file (see the README).")
@@ -17,30 +18,32 @@ struct ArchiveOptions: ParsableArguments {
     /// Opens the archive. On first use of the default database the bundled demo corpus is
     /// ingested (once: emptying the database later does not bring it back). A database named
     /// with --db or GRIOT_DB must exist unless the command creates stories.
-    func openArchive(creating: Bool = false, embedding: Bool = true) throws -> StoryArchive {
+    func openArchive(creating: Bool = false, embedding: Bool = true) async throws -> StoryArchive {
         var configuration = try GriotConfiguration.load(file: config)
         if let db {
             configuration.databasePath = db
             configuration.usesDefaultDatabase = false
         }
-        if !creating, !configuration.usesDefaultDatabase, !FileManager.default.fileExists(atPath: configuration.databasePath) {
-            throw ValidationError("no database at \(configuration.databasePath); ingest stories first (griot ingest FILE --db \(configuration.databasePath)) or check the path")
+        let location: StorageLocation
+        do { location = try StorageLocation.configured(configuration) } catch { throw ValidationError("\(error)") }
+        if !creating, !configuration.usesDefaultDatabase, case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("no database at \(path); ingest stories first (griot ingest FILE --db \(path)) or check the path")
         }
         // The model is loaded before the database is touched, so a missing model changes nothing.
         let embedder = embedding ? try SentenceEmbedder() : nil
-        let store = try StoryStore(path: configuration.databasePath)
-        let archive = try StoryArchive(store: store, configuration: configuration.bm25, embedder: embedder)
-        if configuration.usesDefaultDatabase, try store.metaValue(Self.seededKey) == nil {
-            try seed(archive, corpus: configuration.corpusPath, into: configuration.databasePath)
+        let storage = try await location.open()
+        let archive = StoryArchive(storage: storage, configuration: configuration.bm25, embedder: embedder)
+        if configuration.usesDefaultDatabase, try await storage.stories.metaValue(Self.seededKey) == nil {
+            try await seed(archive, corpus: configuration.corpusPath, into: configuration.databasePath)
         }
         return archive
     }
 
     private static let seededKey = "demo_corpus_seeded"
 
-    private func seed(_ archive: StoryArchive, corpus: String?, into path: String) throws {
-        guard try archive.storyCount() == 0 else {
-            try archive.store.setMetaValue(Self.seededKey, "skipped: the database already had stories")
+    private func seed(_ archive: StoryArchive, corpus: String?, into path: String) async throws {
+        guard try await archive.storyCount() == 0 else {
+            try await archive.store.setMetaValue(Self.seededKey, "skipped: the database already had stories")
             return
         }
         guard let corpus else {
@@ -50,9 +53,9 @@ struct ArchiveOptions: ParsableArguments {
         let batch = StoryFiles.read([corpus])
         for problem in batch.problems { Terminal.note("demo corpus: \(problem)") }
         let progress = ProgressBar(label: "demo corpus")
-        let summary = try archive.ingest(batch.stories, progress: progress.update)
+        let summary = try await archive.ingest(batch.stories, progress: progress.update)
         progress.finish()
-        try archive.store.setMetaValue(Self.seededKey, ISO8601DateFormatter().string(from: Date()))
+        try await archive.store.setMetaValue(Self.seededKey, ISO8601DateFormatter().string(from: Date()))
         Terminal.note("first use: ingested \(summary.added) demo stories from \(corpus) into \(path)")
     }
 }

@@ -63,7 +63,7 @@ struct AskCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let archive = try options.openArchive()
+        let archive = try await options.openArchive()
         let configuration = try options.configuration()
         let engine = try await ChatEngine.open(archive: archive, configuration: configuration)
         let familyIDs = Set((families ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
@@ -72,7 +72,7 @@ struct AskCommand: AsyncParsableCommand {
                                   voice: voice)
         let turn: ChatTurn
         do {
-            turn = try engine.startTurn(request)
+            turn = try await engine.startTurn(request)
         } catch let error as ChatError {
             throw ValidationError(error.description)
         }

@@ -98,24 +98,24 @@ extension ArchiveOptions {
     /// The database an eval file runs on. The demo files run on a fresh in-memory copy of the
     /// bundled corpus, so a run never depends on what a local database holds; anything else
     /// needs --db.
-    func evalArchive(for suite: EvalSuite, configuration: GriotConfiguration) throws -> StoryArchive {
+    func evalArchive(for suite: EvalSuite, configuration: GriotConfiguration) async throws -> StoryArchive {
         if db != nil || suite.database != "demo" {
             guard db != nil || !configuration.usesDefaultDatabase else {
                 throw ValidationError("\(suite.name) runs on the \(suite.database) database; pass --db FILE (made by griot import-wpa)")
             }
-            return try openArchive()
+            return try await openArchive()
         }
         guard let corpus = configuration.corpusPath else {
             throw ValidationError("the demo corpus (corpus/ of the checkout) was not found; run from the checkout or set GRIOT_CORPUS")
         }
-        let archive = try StoryArchive(store: .inMemory(), configuration: configuration.bm25, embedder: try SentenceEmbedder())
+        let archive = StoryArchive(storage: try .inMemory(), configuration: configuration.bm25, embedder: try SentenceEmbedder())
         let progress = ProgressBar(label: "demo corpus")
         // A file's own stories (evals/multilingual/stories) go in beside the bundled corpus.
         let read = StoryFiles.read([corpus] + (suite.stories.map { [$0] } ?? []))
         if let stories = suite.stories, !read.problems.isEmpty {
             throw ValidationError("the stories of \(suite.name) (\(stories)) could not all be read: \(read.problems.prefix(3).map { "\($0)" }.joined(separator: "; "))")
         }
-        _ = try archive.ingest(read.stories, progress: progress.update)
+        _ = try await archive.ingest(read.stories, progress: progress.update)
         progress.finish()
         return archive
     }
@@ -123,6 +123,6 @@ extension ArchiveOptions {
     /// A fresh engine for an eval file: its database, and a scratch store for the threads it asks in.
     func evalEngine(for suite: EvalSuite, configuration: GriotConfiguration) async throws -> ChatEngine {
         try await ChatEngine.open(archive: try evalArchive(for: suite, configuration: configuration), configuration: configuration,
-                                  chats: try ChatStore(writer: StoryStore.inMemory().writer))
+                                  chats: try Storage.inMemory().chats)
     }
 }

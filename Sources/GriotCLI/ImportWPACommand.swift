@@ -16,9 +16,9 @@ struct ImportWPACommand: AsyncParsableCommand {
 
     func run() async throws {
         let stories = try WPAImporter().stories(inDirectory: URL(fileURLWithPath: directory))
-        let archive = try options.openArchive(creating: true)
+        let archive = try await options.openArchive(creating: true)
         let progress = ProgressBar(label: "importing")
-        let summary = try archive.ingest(stories, progress: progress.update)
+        let summary = try await archive.ingest(stories, progress: progress.update)
         progress.finish()
         let volumes = Set(stories.compactMap(\.source)).count
         print("\(stories.count) interviews from \(volumes) volumes: \(summary.added) added, \(summary.updated) updated, \(summary.unchanged) unchanged")

@@ -17,12 +17,12 @@ struct IngestCommand: AsyncParsableCommand {
     @OptionGroup var options: ArchiveOptions
 
     func run() async throws {
-        let archive = try options.openArchive(creating: true)
+        let archive = try await options.openArchive(creating: true)
         let batch = StoryFiles.read(paths)
         for warning in batch.warnings { Terminal.note("warning: \(warning)") }
         for problem in batch.problems { Terminal.note("rejected: \(problem)") }
         let progress = ProgressBar(label: "ingesting")
-        let summary = try archive.ingest(batch.stories, progress: progress.update)
+        let summary = try await archive.ingest(batch.stories, progress: progress.update)
         progress.finish()
         print("\(batch.stories.count + batch.rejectedCount) stories in \(batch.filesRead) files: "
             + "\(summary.added) added, \(summary.updated) updated, \(summary.unchanged) unchanged, \(batch.rejectedCount) rejected")
@@ -40,8 +40,8 @@ struct DeleteCommand: AsyncParsableCommand {
     @OptionGroup var options: ArchiveOptions
 
     func run() async throws {
-        let archive = try options.openArchive(embedding: false)
-        if try archive.delete(storyID: id) {
+        let archive = try await options.openArchive(embedding: false)
+        if try await archive.delete(storyID: id) {
             print("deleted \(id)")
         } else {
             Terminal.note("no story with artifact_id \"\(id)\" in this database; check the id (the artifact_id of the story file) and --db")
@@ -58,9 +58,9 @@ struct ReindexCommand: AsyncParsableCommand {
     @OptionGroup var options: ArchiveOptions
 
     func run() async throws {
-        let archive = try options.openArchive()
+        let archive = try await options.openArchive()
         let progress = ProgressBar(label: "embedding")
-        let count = try archive.reindex(progress: progress.update)
+        let count = try await archive.reindex(progress: progress.update)
         progress.finish()
         print("re-embedded \(count) passages with \(archive.embedder?.modelID ?? "?")")
     }

@@ -59,7 +59,7 @@ struct ReplayCommand: AsyncParsableCommand {
             // The replay's audit entry names who ran it: over HTTP the caller, here the
             // operating-system user ("os:alice").
             results = try await AuditContext.$current.withValue(AuditContext(actorID: Self.operatingSystemActor)) {
-                try OperatorView(engine: engine).results(try await TurnReplayer(engine: engine).replay(
+                try await OperatorView(engine: engine).results(try await TurnReplayer(engine: engine).replay(
                     id: id, options: ReplayOptions(promptVersion: promptVersion, model: model, index: index, cassette: cassette)))
             }
         } catch let error as ReplayError {

@@ -88,12 +88,12 @@ struct SearchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let archive = try options.openArchive(embedding: mode != .bm25)
+        let archive = try await options.openArchive(embedding: mode != .bm25)
         let filter = SearchFilter(
             viewer: Viewer(userID: viewer, familyGroupIDs: Set(list(families))),
             people: list(people), places: list(places), topics: list(topics), tags: list(tags),
             years: try yearRange())
-        let outcome = try archive.search(query, filter: filter, k: k, settings: settings)
+        let outcome = try await archive.search(query, filter: filter, k: k, settings: settings)
         let results = outcome.results
         if json {
             print(try jsonText(results, expansions: outcome.spellingExpansions))

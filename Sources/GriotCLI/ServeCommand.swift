@@ -4,6 +4,7 @@ import GriotArchive
 import GriotAuth
 import GriotChat
 import GriotServer
+import GriotStore
 import Hummingbird
 import Logging
 
@@ -33,7 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         // Settings first, so a mistyped one fails before the index is loaded.
         let routeLimits = try RouteLimits(environment: ProcessInfo.processInfo.environment)
-        let archive = try options.openArchive()
+        let archive = try await options.openArchive()
         let configuration = try options.configuration()
         let engine = try await ChatEngine.open(archive: archive, configuration: configuration)
         let auth = try AuthConfiguration(environment: ProcessInfo.processInfo.environment)
@@ -43,16 +44,27 @@ struct ServeCommand: AsyncParsableCommand {
             Terminal.note("development mode: tokens signed with the development secret are accepted. A token for dev-user (24 h):\n\(token)")
         }
         LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
-        _ = try archive.indexedPassageCount()   // load the index before taking traffic
+        _ = try await archive.indexedPassageCount()   // load the index before taking traffic
         Terminal.note("griot serving on http://\(host):\(port) (\(engine.provider.name)); GET /readyz to check")
         // Replies left streaming by a service that died count as interrupted once this stale.
         let environment = ProcessInfo.processInfo.environment
         let interruptedAfter = try Self.seconds("GRIOT_INTERRUPTED_AFTER_SECONDS", in: environment, default: 90)
         let shutdownGrace = try Self.seconds("GRIOT_SHUTDOWN_GRACE_SECONDS", in: environment, default: 20)
-        let addresses = try AddressHasher(environment: environment, databasePath: options.db ?? configuration.databasePath)
+        let addresses: AddressHasher
+        switch archive.storage.location {
+        case .sqlite(let path):
+            addresses = try AddressHasher(environment: environment, databasePath: path)
+        case .postgres:
+            // Nodes sharing a database must hash addresses alike, or the audit log could not
+            // tell one address from another across them.
+            guard let salt = environment["GRIOT_AUDIT_SALT"], !salt.isEmpty else {
+                throw ValidationError("a shared database needs GRIOT_AUDIT_SALT, the same secret on every node (e.g. export GRIOT_AUDIT_SALT=$(openssl rand -hex 32)); scripts/cluster.sh sets one")
+            }
+            addresses = AddressHasher(salt: Data(salt.utf8))
+        }
         let service = try GriotService(engine: engine, verifier: verifier, routeLimits: routeLimits, addresses: addresses)
         // Commits are synced to disk within 200 ms, in groups, off the request path.
-        let syncer = archive.store.startWALSync()
+        let syncer = (archive.store as? SQLiteStoryStore)?.startWALSync()
         // A streaming reply's checkpoints are synced as they are written, so the text a client
         // has seen is on disk, not only in the WAL, when its auto-save lag is measured.
         if let syncer { engine.checkpoints.syncAfterWrite { syncer.syncNow() } }

@@ -7,7 +7,7 @@ import GriotStore
 
 extension MessageStatus: ExpressibleByArgument {}
 
-struct TurnsCommand: ParsableCommand {
+struct TurnsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "turns",
         abstract: "List recent turns, newest first, to find one to replay (GET /api/ops/turns on the command line).")
@@ -21,7 +21,7 @@ struct TurnsCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the turns as JSON, the fields of GET /api/ops/turns: {\"turns\": [{\"turn_id\": ...}]}.") var json = false
     @OptionGroup var options: ArchiveOptions
 
-    func run() throws {
+    func run() async throws {
         if let flag, SafetyFlag.Kind(rawValue: flag) == nil {
             throw ValidationError("--flag \(flag) is not a flag; use one of \(SafetyFlag.kindNames)")
         }
@@ -30,8 +30,8 @@ struct TurnsCommand: ParsableCommand {
             return date
         }
         guard (1...500).contains(limit) else { throw ValidationError("--limit must be from 1 to 500") }
-        let chats = try ChatStore(writer: options.openArchive(embedding: false).store.writer)
-        let turns = try chats.recentTurns(TurnFilter(assistant: assistant, flag: flag, lowGroundedness: lowGroundedness, status: status,
+        let chats = try await options.openArchive(embedding: false).storage.chats
+        let turns = try await chats.recentTurns(TurnFilter(assistant: assistant, flag: flag, lowGroundedness: lowGroundedness, status: status,
                                                      since: start, limit: limit))
         // As operators may read them (README, "What operators may read"): personal details masked.
         let listed = OperatorView.listing(turns.map(TurnListing.init), scrubber: try? PIIScrubber())

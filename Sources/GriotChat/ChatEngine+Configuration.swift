@@ -12,7 +12,7 @@ extension ChatEngine {
     /// `chats` defaults to the archive's own database; an eval passes a scratch one.
     public static func open(archive: StoryArchive, configuration: GriotConfiguration,
                             environment: [String: String] = ProcessInfo.processInfo.environment,
-                            chats: ChatStore? = nil) async throws -> ChatEngine {
+                            chats: (any ChatStore)? = nil) async throws -> ChatEngine {
         guard let promptsPath = configuration.promptsPath else {
             throw ConfigurationError("the prompts folder (prompts/ of the checkout) was not found; run griot from the checkout or set GRIOT_PROMPTS")
         }
@@ -20,7 +20,7 @@ extension ChatEngine {
         let breakers = CircuitBreakerRegistry(policy: configuration.breaker)
         let provider = try await makeProvider(configuration.provider, environment: environment, breakers: breakers, retry: configuration.retry,
                                               embedder: archive.embedder)
-        return ChatEngine(archive: archive, chats: try chats ?? ChatStore(writer: archive.store.writer), prompts: prompts,
+        return ChatEngine(archive: archive, chats: chats ?? archive.storage.chats, prompts: prompts,
                           provider: provider, counters: .bytePair, breakers: breakers,
                           safety: .standard(embedder: archive.embedder, environment: environment))
     }

@@ -49,7 +49,7 @@ extension ChatEngine {
         if let reason = MessageGate.refusal(content) { throw ChatError(.invalid, reason) }
         // Stored as a send stores it: without the white space around it.
         let content = content.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let message = try chats.message(id: id), let thread = try chats.thread(id: message.threadID) else {
+        guard let message = try await chats.message(id: id), let thread = try await chats.thread(id: message.threadID) else {
             throw ChatStoreError.messageNotFound(id)
         }
         guard MessageETag.matches(ifMatch, id: id, version: message.version) else { throw ChatStoreError.stale(message, sent: ifMatch) }
@@ -64,30 +64,31 @@ extension ChatEngine {
         let category = screening.moderation.score(screening.moderation.topCategory) > 0 ? screening.moderation.topCategory.rawValue : nil
         switch screening.decision {
         case .block:
-            try chats.recordModeration(messageID: id, moderation: screening.moderationJSON, decision: SafetyDecision.block.rawValue,
+            try await chats.recordModeration(messageID: id, moderation: screening.moderationJSON, decision: SafetyDecision.block.rawValue,
                                        blocked: false, write: "edit")
-            try recordEditVerdicts(screening.verdicts, message: message, thread: thread)
-            throw MessageBlocked(failure: try gate.refuse(userID: thread.userID), messageID: id, currentETag: message.etag,
+            try await recordEditVerdicts(screening.verdicts, message: message, thread: thread)
+            let failure = try await gate.refuse(userID: thread.userID)
+            throw MessageBlocked(failure: failure, messageID: id, currentETag: message.etag,
                                  verdicts: screening.verdicts, moderationCategory: category)
         case .allow, .crisis:
             let crisis = screening.decision == .crisis
-                ? try gate.crisisReply(assistant: thread.assistant, userID: thread.userID, userName: nil, selfHarm: screening.moderation.selfHarm)
+                ? try await gate.crisisReply(assistant: thread.assistant, userID: thread.userID, userName: nil, selfHarm: screening.moderation.selfHarm)
                 : nil
             let decision: SafetyDecision = crisis == nil ? .allow : .route
-            let edited = try chats.editMessage(id: id, content: content, ifMatch: ifMatch, by: actorID,
+            let edited = try await chats.editMessage(id: id, content: content, ifMatch: ifMatch, by: actorID,
                                                moderation: screening.screened ? screening.moderationJSON : nil,
                                                decision: screening.screened ? decision.rawValue : nil)
-            try recordEditVerdicts(screening.verdicts, message: message, thread: thread)
+            try await recordEditVerdicts(screening.verdicts, message: message, thread: thread)
             return EditedMessage(message: edited, decision: screening.decision, flags: crisis.map { [$0.flag] } ?? [], crisisReply: crisis?.text,
                                  verdicts: screening.verdicts, moderationCategory: crisis != nil ? ModerationCategory.selfHarm.rawValue : category)
         }
     }
 
     /// An edit's verdicts go with the turn that first sent the message, as that send's did.
-    private func recordEditVerdicts(_ verdicts: [SafetyVerdict], message: MessageRecord, thread: ThreadRecord) throws {
+    private func recordEditVerdicts(_ verdicts: [SafetyVerdict], message: MessageRecord, thread: ThreadRecord) async throws {
         guard let turnID = message.turnID, !verdicts.isEmpty else { return }
         let now = Date()
-        try chats.recordVerdicts(verdicts.map { verdict in
+        try await chats.recordVerdicts(verdicts.map { verdict in
             SafetyVerdictRecord(at: now, turnID: turnID, threadID: thread.id, messageID: message.id, userID: thread.userID, ipHash: nil,
                                 stage: verdict.stage, score: verdict.score, decision: verdict.decision.rawValue,
                                 reason: "edit: " + verdict.reason)

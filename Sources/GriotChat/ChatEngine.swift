@@ -67,7 +67,7 @@ public struct ChatError: Error, Sendable, Hashable, CustomStringConvertible {
 /// ```
 public final class ChatEngine: Sendable {
     public let archive: StoryArchive
-    public let chats: ChatStore
+    public let chats: any ChatStore
     public let prompts: PromptRegistry
     public let provider: any ChatProvider
     public let counters: TokenCounters
@@ -87,7 +87,7 @@ public final class ChatEngine: Sendable {
     /// Messages longer than this are refused before they are stored (about 10,000 tokens).
     public static let maximumMessageCharacters = 40_000
 
-    public init(archive: StoryArchive, chats: ChatStore, prompts: PromptRegistry, provider: any ChatProvider, counters: TokenCounters,
+    public init(archive: StoryArchive, chats: any ChatStore, prompts: PromptRegistry, provider: any ChatProvider, counters: TokenCounters,
                 breakers: CircuitBreakerRegistry = CircuitBreakerRegistry(), preparation: PreparationLane = .shared,
                 safety: SafetyTools? = nil, now: @escaping @Sendable () -> Date = Date.init) {
         self.safety = safety ?? SafetyTools(embed: SafetyTools.embedding(archive.embedder))
@@ -104,7 +104,7 @@ public final class ChatEngine: Sendable {
 
     /// Checks the request, stores the user's message (before any model is called) and a reply
     /// marked `streaming`, and starts the turn. Throws only for requests that cannot start.
-    public func startTurn(_ request: TurnRequest) throws -> ChatTurn {
+    public func startTurn(_ request: TurnRequest) async throws -> ChatTurn {
         // The same gate an edit passes (`MessageGate`); its moderation runs as the turn's stage 0.
         if let reason = MessageGate.refusal(request.message) { throw ChatError(.invalid, reason) }
         let message = request.message.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -129,28 +129,28 @@ public final class ChatEngine: Sendable {
         let thread: ThreadRecord
         if let threadID = request.threadID {
             // Another user's thread is reported as missing, never as forbidden.
-            guard let found = try chats.thread(id: threadID), found.userID == userID, found.assistant == request.assistant else {
+            guard let found = try await chats.thread(id: threadID), found.userID == userID, found.assistant == request.assistant else {
                 throw ChatError(.notFound, "There is no \(request.assistant) thread \(threadID) for you; leave the thread out to start a new one.")
             }
             thread = found
         } else if let id = request.newThreadID {
-            thread = try chats.createThread(assistant: request.assistant, userID: userID, id: id)
+            thread = try await chats.createThread(assistant: request.assistant, userID: userID, id: id)
         } else if let courseID = request.courseID {
-            thread = try chats.courseThread(assistant: request.assistant, userID: userID, courseID: courseID)
+            thread = try await chats.courseThread(assistant: request.assistant, userID: userID, courseID: courseID)
         } else {
-            thread = try chats.createThread(assistant: request.assistant, userID: userID)
+            thread = try await chats.createThread(assistant: request.assistant, userID: userID)
         }
 
-        let history = try chats.recentMessages(threadID: thread.id, limit: template.budget.historyMessages * 2)
+        let history = try await chats.recentMessages(threadID: thread.id, limit: template.budget.historyMessages * 2)
         let parsed = SlashCommand.parse(message)
         let command = parsed.flatMap { template.commands.contains($0.command.rawValue) ? $0.command : nil }
         let guess = detector.detect(command != nil ? parsed!.rest : message)
         let language = guess.confidence >= Self.languageConfidence ? guess.language : nil
 
         let turnID = UUID().uuidString.lowercased()
-        let question = try chats.appendMessage(threadID: thread.id, role: .user, content: message, turnID: turnID, now: now(),
+        let question = try await chats.appendMessage(threadID: thread.id, role: .user, content: message, turnID: turnID, now: now(),
                                                inputMode: request.voice ? "voice" : nil)
-        let reply = try chats.appendMessage(threadID: thread.id, role: .assistant, content: "", status: .streaming, turnID: turnID, now: now())
+        let reply = try await chats.appendMessage(threadID: thread.id, role: .assistant, content: "", status: .streaming, turnID: turnID, now: now())
 
         let plan = TurnPlan(
             turnID: turnID, thread: thread, userMessage: question, replyMessage: reply, request: request, role: role,

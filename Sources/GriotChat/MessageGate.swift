@@ -51,7 +51,7 @@ public struct MessageGate: Sendable {
     public static func refusal(_ text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return "The message is empty; type a question or a command such as /summary." }
-        if let reason = ChatStore.unstorableReason(trimmed, what: "message") { return reason }
+        if let reason = StorableText.unstorableReason(trimmed, what: "message") { return reason }
         guard trimmed.count <= ChatEngine.maximumMessageCharacters else {
             return "The message is \(trimmed.count) characters long; the limit is \(ChatEngine.maximumMessageCharacters). Shorten it or split it into several messages."
         }
@@ -77,8 +77,8 @@ public struct MessageGate: Sendable {
 
     /// The refusal of a blocked text, the same for a send and an edit. Counts one more warning
     /// for the user, whose number the words name.
-    public func refuse(userID: String) throws -> TurnFailure {
-        let warnings = try engine.chats.addModerationWarning(userID: userID)
+    public func refuse(userID: String) async throws -> TurnFailure {
+        let warnings = try await engine.chats.addModerationWarning(userID: userID)
         return TurnFailure(
             code: Self.blockedCode,
             message: "Message violates policy. It was not sent to the assistant (warning \(warnings)); rephrase it without insults, threats or slurs.")
@@ -90,12 +90,12 @@ public struct MessageGate: Sendable {
     /// The crisis template as the reply to `userID`'s message in an `assistant` thread, and the
     /// flag a coaching UI uses to bring in a coach. Never improvised: without a production
     /// crisis template this throws, and the caller says so.
-    func crisisReply(assistant: String, userID: String, userName: String?, selfHarm: Double?) throws -> CrisisReply {
+    func crisisReply(assistant: String, userID: String, userName: String?, selfHarm: Double?) async throws -> CrisisReply {
         guard let template = try? engine.prompts.template(for: Self.crisisTemplate, label: "production") else {
             throw TurnStageFailure(code: "crisis_template_missing",
                                    message: "This message needs the crisis reply, but prompts/\(Self.crisisTemplate) has no production version; publish one.")
         }
-        let profile = try? engine.chats.profile(userID: userID)
+        let profile = try? await engine.chats.profile(userID: userID)
         let text = try template.systemPrompt(role: nil, command: nil, values: [
             "user_name": userName ?? profile?.displayName ?? "",
             "assistant_name": assistant == "griot" ? "the Griot" : "the SelfFull coach",

@@ -39,7 +39,7 @@ public final class ReplyCheckpoints: Sendable {
         var lagObserver: (@Sendable ([Duration]) -> Void)?
     }
 
-    private let chats: ChatStore
+    private let chats: any ChatStore
     /// Guards the queued texts; held only to queue and take them, never while writing.
     private let queue = NSCondition()
     private nonisolated(unsafe) var pending = Queue()
@@ -47,7 +47,7 @@ public final class ReplyCheckpoints: Sendable {
     private let writing = Mutex(())
     private let hooks = Mutex(Hooks())
 
-    public init(chats: ChatStore) {
+    public init(chats: any ChatStore) {
         self.chats = chats
     }
 
@@ -125,7 +125,8 @@ public final class ReplyCheckpoints: Sendable {
                 pending.checkpoints.removeAll(keepingCapacity: true)
                 queue.unlock()
                 guard !batch.isEmpty else { return }
-                try? chats.saveStreamingTexts(batch.map { ($0.0, $0.1.text) })
+                let texts = batch.map { (id: $0.0, content: $0.1.text) }
+                Self.await { [chats] in try await chats.saveStreamingTexts(texts) }
                 let hooks = hooks.withLock { $0 }
                 hooks.syncAfterWrite?()
                 if let observer = hooks.lagObserver {
@@ -134,5 +135,17 @@ public final class ReplyCheckpoints: Sendable {
                 }
             }
         }
+    }
+
+    /// Runs a store call to its end from the writer's own thread, which may block (it is not
+    /// one of the cooperative threads): a failed write is dropped, as the next batch carries
+    /// the reply's newer text and its final write stores the whole.
+    private static func await(_ write: @escaping @Sendable () async throws -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            try? await write()
+            done.signal()
+        }
+        done.wait()
     }
 }

@@ -40,13 +40,13 @@ struct TurnPipeline: Sendable {
         var state = TurnState(plan: plan, started: Date())
         let provider = engine.provider
         state.model = plan.request.model ?? plan.template.model.model ?? provider.defaultModel
-        state.indexVersion = try? engine.archive.indexVersion()
+        state.indexVersion = try? await engine.archive.indexVersion()
         emit.yield(.meta(TurnMeta(
             turnID: plan.turnID, threadID: plan.thread.id, userMessageID: plan.userMessage.id, assistantMessageID: plan.replyMessage.id,
             assistant: plan.template.assistant, promptVersion: plan.template.version, promptHash: plan.template.textHash,
             provider: provider.name, model: state.model, command: plan.command?.rawValue, language: plan.language)))
         do {
-            try saveTurn(&state, status: .streaming)
+            try await saveTurn(&state, status: .streaming)
             switch try await screen(plan, state: &state) {
             case .blocked:
                 break
@@ -99,7 +99,7 @@ struct TurnPipeline: Sendable {
                 : $0.score($0.topCategory) > 0 ? $0.topCategory.rawValue : nil },
             model: state.model, elapsedSeconds: Date().timeIntervalSince(state.started), firstTokenSeconds: state.firstToken))
         emit.record(done)
-        finish(&state, events: emit.sent)
+        await finish(&state, events: emit.sent)
         emit.send(done)
         emit.finish()
     }
@@ -107,15 +107,19 @@ struct TurnPipeline: Sendable {
     // MARK: Stages
 
     /// Stages 1 and 2, on the preparation lane. What they recorded in `state` is kept when they
-    /// fail, as it would be on the turn's own task. They only read the database: a write there
-    /// would hold SQLite's one writer lock at low priority while the relaying threads wait for it.
+    /// fail, as it would be on the turn's own task. The database is read here first, on the
+    /// turn's task (the index snapshot, the course and the profile): the lane's threads only
+    /// compute, and never wait for a database, local or across the network.
     private func prepare(_ plan: TurnPlan, state: inout TurnState) async throws -> ([CitationFinder.Source], AssembledContext) {
         let before = state
+        let searcher = try await engine.archive.searcher()
+        let course = try await plan.request.courseID.asyncFlatMap { try await engine.chats.course(id: $0) }
+        let profile = try await engine.chats.profile(userID: plan.thread.userID)
         let (after, outcome) = try await engine.preparation.run { [self] in
             var state = before
             let outcome = Result { () throws -> ([CitationFinder.Source], AssembledContext) in
-                let sources = try retrieve(plan, state: &state)
-                return (sources, try assemble(plan, sources: sources, state: &state))
+                let sources = try retrieve(plan, searcher: searcher, state: &state)
+                return (sources, try assemble(plan, sources: sources, course: course, profile: profile, state: &state))
             }
             return (state, outcome)
         }
@@ -123,7 +127,7 @@ struct TurnPipeline: Sendable {
         return try outcome.get()
     }
 
-    private func retrieve(_ plan: TurnPlan, state: inout TurnState) throws -> [CitationFinder.Source] {
+    private func retrieve(_ plan: TurnPlan, searcher: ArchiveSearcher, state: inout TurnState) throws -> [CitationFinder.Source] {
         let policy = plan.template.retrieval
         guard policy.k > 0 else { return [] }
         var query = plan.question
@@ -139,15 +143,15 @@ struct TurnPipeline: Sendable {
         if let pinned = plan.request.pinnedPassages?.prefix(policy.k) {
             // A replay on the snapshot's index: the passages the turn retrieved, in its order, as long
             // as the viewer may still see them.
-            outcome = try engine.archive.passages(pinned.map { (id: $0.passageID, score: Float($0.score)) }, filter: SearchFilter(viewer: plan.request.viewer))
+            outcome = searcher.passages(pinned.map { (id: $0.passageID, score: Float($0.score)) }, filter: SearchFilter(viewer: plan.request.viewer))
         } else {
-            outcome = try Self.perStory(query, archive: engine.archive, viewer: plan.request.viewer, k: policy.k, settings: settings)
+            outcome = try Self.perStory(query, searcher: searcher, viewer: plan.request.viewer, k: policy.k, settings: settings)
         }
         var stories: [String: GriotStories.Story] = [:]
         var sources: [CitationFinder.Source] = []
         for (index, result) in outcome.results.enumerated() {
             let storyID = result.passage.storyID
-            if stories[storyID] == nil { stories[storyID] = try engine.archive.store.story(id: storyID) }
+            if stories[storyID] == nil { stories[storyID] = searcher.story(id: storyID) }
             let story = stories[storyID]
             var people = story?.interviewees ?? []
             for name in (story?.people ?? []) + (story?.aiMetadata.people ?? []) where !people.contains(name) { people.append(name) }
@@ -178,27 +182,27 @@ struct TurnPipeline: Sendable {
     /// is gated on, so the setting stays at the rank order's own until that is tuned (issue 15).
     static let passagesPerStory = Int.max
 
-    static func perStory(_ query: String, archive: StoryArchive, viewer: Viewer, k: Int, settings: RetrievalSettings) throws -> SearchOutcome {
+    static func perStory(_ query: String, searcher: ArchiveSearcher, viewer: Viewer, k: Int, settings: RetrievalSettings) throws -> SearchOutcome {
         let filter = SearchFilter(viewer: viewer)
         let places = PlaceMention.candidates(in: query)
         // The common turn names no place and keeps the rank order: one search, not a wide one
         // thrown away (each search embeds the query; two doubled the time before the model
         // under the 1,000-chat load).
-        if places.isEmpty, passagesPerStory == Int.max { return try archive.search(query, filter: filter, k: k, settings: settings) }
+        if places.isEmpty, passagesPerStory == Int.max { return try searcher.search(query, filter: filter, k: k, settings: settings) }
         var chosen: [PassageResult] = []
         var perStory: [String: Int] = [:]
         for place in places {
             var placed = filter
             placed.places = [place]
-            let found = try archive.search(query, filter: placed, k: PlaceMention.storyLimit * 3, settings: settings)
+            let found = try searcher.search(query, filter: placed, k: PlaceMention.storyLimit * 3, settings: settings)
             for result in found.results where perStory[result.passage.storyID] == nil && perStory.count < PlaceMention.storyLimit {
                 perStory[result.passage.storyID] = 1
                 chosen.append(result)
             }
             if !chosen.isEmpty { break }
         }
-        if chosen.isEmpty, passagesPerStory == Int.max { return try archive.search(query, filter: filter, k: k, settings: settings) }
-        let wide = try archive.search(query, filter: filter, k: k * 3, settings: settings)
+        if chosen.isEmpty, passagesPerStory == Int.max { return try searcher.search(query, filter: filter, k: k, settings: settings) }
+        let wide = try searcher.search(query, filter: filter, k: k * 3, settings: settings)
         let limit = max(k, chosen.count)
         let first = wide.results.first?.passage.storyID
         for result in wide.results where chosen.count < limit {
@@ -215,11 +219,8 @@ struct TurnPipeline: Sendable {
         return SearchOutcome(results: chosen, spellingExpansions: wide.spellingExpansions)
     }
 
-    private func assemble(_ plan: TurnPlan, sources: [CitationFinder.Source], state: inout TurnState) throws -> AssembledContext {
-        let chats = engine.chats
-        let userID = plan.thread.userID
-        let course = try plan.request.courseID.flatMap { try chats.course(id: $0) }
-        let profile = try chats.profile(userID: userID)
+    private func assemble(_ plan: TurnPlan, sources: [CitationFinder.Source], course: CourseRecord?, profile: ProfileRecord?,
+                          state: inout TurnState) throws -> AssembledContext {
         let families = plan.request.viewer.familyGroupIDs.sorted().map(Self.familyName)
         let values = [
             "assistant_name": plan.template.assistant == "griot" ? "the Griot" : "the SelfFull coach",
@@ -255,7 +256,7 @@ struct TurnPipeline: Sendable {
                                  command: plan.command?.rawValue, language: plan.language))
         // The provider calls the regrouping in the task that reads the model's connection: a token
         // crosses no task boundary between the model's stream and the delta it ends up in.
-        let gate = try outputGate(plan, sources: context.passages.map(\.text),
+        let gate = try await outputGate(plan, sources: context.passages.map(\.text),
                                   publicPassages: finder.sources.values.filter(\.isPublic).map(\.passage.text))
         state.sharedKeys = gate?.shared
         // What the provider sends is recorded (a cassette) so that a replay can play it back.
@@ -322,20 +323,20 @@ struct TurnPipeline: Sendable {
             case .crisis: .route
             case .allow: .allow
             }
-            try engine.chats.recordModeration(messageID: plan.userMessage.id, moderation: screening.moderationJSON,
+            try await engine.chats.recordModeration(messageID: plan.userMessage.id, moderation: screening.moderationJSON,
                                               decision: decision.rawValue, blocked: screening.decision == .block)
         }
         switch screening.decision {
         case .allow:
-            if plan.thread.title.isEmpty { try engine.chats.nameThread(id: plan.thread.id, from: plan.userMessage.content) }
+            if plan.thread.title.isEmpty { try await engine.chats.nameThread(id: plan.thread.id, from: plan.userMessage.content) }
             return .proceed
         case .block:
             state.status = .blocked
-            state.failure = try gate.refuse(userID: plan.thread.userID)
+            state.failure = try await gate.refuse(userID: plan.thread.userID)
             return .blocked
         case .crisis:
             // Never improvise here: without the template the turn fails and says so.
-            return .crisis(try gate.crisisReply(assistant: plan.template.assistant, userID: plan.thread.userID, userName: plan.request.userName,
+            return .crisis(try await gate.crisisReply(assistant: plan.template.assistant, userID: plan.thread.userID, userName: plan.request.userName,
                                                 selfHarm: screening.moderation.selfHarm))
         }
     }
@@ -360,7 +361,7 @@ struct TurnPipeline: Sendable {
     /// (a 1930s street address in a WPA narrative) is left as written, like a value the user
     /// shared: anyone may read that passage, so showing it leaks nothing, and masking it broke
     /// the quotes the answer was built on. Values of family-only and private stories are masked.
-    private func outputGate(_ plan: TurnPlan, sources: [String], publicPassages: [String]) throws -> OutputGate? {
+    private func outputGate(_ plan: TurnPlan, sources: [String], publicPassages: [String]) async throws -> OutputGate? {
         let stages = plan.template.safety
         guard stages.contains(.pii) || stages.contains(.moderation) || stages.contains(.citations) else { return nil }
         var scrubber: PIIScrubber?
@@ -375,7 +376,7 @@ struct TurnPipeline: Sendable {
             // hundred messages ago is no less theirs (and a reply can carry it from a summary or
             // a passage). A message the user deleted no longer counts: they took it back.
             shared = tools.sharedKeys(in: plan.userMessage.content)
-            for text in try engine.chats.userTexts(threadID: plan.thread.id) { shared.formUnion(tools.sharedKeys(in: text)) }
+            for text in try await engine.chats.userTexts(threadID: plan.thread.id) { shared.formUnion(tools.sharedKeys(in: text)) }
             for passage in publicPassages { shared.formUnion(tools.sharedKeys(in: passage)) }
         }
         return OutputGate(scrubber: scrubber, shared: shared, moderator: stages.contains(.moderation) ? engine.safety.local : nil,
@@ -437,7 +438,7 @@ struct TurnPipeline: Sendable {
 
     // MARK: Storing
 
-    private func finish(_ state: inout TurnState, events: [TurnSnapshot.SentEvent]) {
+    private func finish(_ state: inout TurnState, events: [TurnSnapshot.SentEvent]) async {
         state.events = events
         // The recording is the model's raw text: what the gate masked is masked in it too.
         if state.plan.template.safety.contains(.pii), let shared = state.sharedKeys, let scrubber = engine.safety.scrubber {
@@ -446,27 +447,28 @@ struct TurnPipeline: Sendable {
         state.finished = Date()
         let unsaved = engine.checkpoints.close(messageID: state.plan.replyMessage.id)
         let output = state.verdicts.filter { $0.verdict.stage != "moderation" && $0.verdict.stage != "crisis" }.map(\.verdict)
-        try? engine.chats.finishMessage(id: state.plan.replyMessage.id, content: state.text, status: state.status,
+        try? await engine.chats.finishMessage(id: state.plan.replyMessage.id, content: state.text, status: state.status,
                                         error: state.failure?.message, moderation: output.isEmpty ? nil : Self.json(output))
         engine.checkpoints.stored(releasedAt: unsaved)
-        try? saveTurn(&state, status: state.status)
+        try? await saveTurn(&state, status: state.status)
         let plan = state.plan
         let at = state.finished ?? Date()
-        try? engine.chats.recordVerdicts(state.verdicts.map { entry in
+        try? await engine.chats.recordVerdicts(state.verdicts.map { entry in
             SafetyVerdictRecord(at: at, turnID: plan.turnID, threadID: plan.thread.id, messageID: entry.messageID, userID: plan.thread.userID,
                                 ipHash: nil, stage: entry.verdict.stage, score: entry.verdict.score, decision: entry.verdict.decision.rawValue,
                                 reason: entry.verdict.reason)
         })
     }
 
-    private func saveTurn(_ state: inout TurnState, status: MessageStatus) throws {
+    private func saveTurn(_ state: inout TurnState, status: MessageStatus) async throws {
         let plan = state.plan
+        let indexPassages = try? await engine.archive.indexedPassageCount()
         let snapshot = TurnSnapshot(
             assistant: plan.template.assistant, promptVersion: plan.template.version, promptHash: plan.template.textHash,
             promptLabel: plan.request.promptLabel, role: plan.role, command: plan.command?.rawValue,
             language: plan.language, languageConfidence: plan.languageGuess.confidence, provider: engine.provider.name,
             model: state.model, upstreamModel: state.upstreamModel, settings: Self.settings(plan),
-            retrieval: state.retrieval, indexPassages: try? engine.archive.indexedPassageCount(), indexVersion: state.indexVersion,
+            retrieval: state.retrieval, indexPassages: indexPassages, indexVersion: state.indexVersion,
             passages: state.retrieved,
             ledger: state.ledger, citations: state.citations, text: state.text, failure: state.failure, usage: state.usage,
             firstTokenSeconds: state.firstToken, safety: state.verdicts.map(\.verdict), flags: state.flags,
@@ -478,7 +480,7 @@ struct TurnPipeline: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         encoder.keyEncodingStrategy = .convertToSnakeCase
         let json = String(decoding: try encoder.encode(snapshot), as: UTF8.self)
-        try engine.chats.saveTurn(TurnRecord(
+        try await engine.chats.saveTurn(TurnRecord(
             id: plan.turnID, threadID: plan.thread.id, userMessageID: plan.userMessage.id, assistantMessageID: plan.replyMessage.id,
             assistant: plan.template.assistant, promptVersion: plan.template.version, promptHash: plan.template.textHash,
             provider: engine.provider.name, model: state.model, status: status, startedAt: state.started, finishedAt: state.finished,

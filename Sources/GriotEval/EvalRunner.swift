@@ -35,13 +35,13 @@ public struct EvalRunner: Sendable {
         let viewer = Viewer(userID: item.viewer.user, familyGroupIDs: Set(item.viewer.families))
         var threadID: String?
         for earlier in item.conversation {
-            let turn = try engine.startTurn(TurnRequest(assistant: item.assistant, message: earlier, viewer: viewer, threadID: threadID,
+            let turn = try await engine.startTurn(TurnRequest(assistant: item.assistant, message: earlier, viewer: viewer, threadID: threadID,
                                                         courseID: item.course, role: item.role, promptLabel: label(item)))
             threadID = turn.threadID
             await turn.finished()
         }
         let started = ContinuousClock.now
-        let turn = try engine.startTurn(TurnRequest(assistant: item.assistant, message: item.question, viewer: viewer, threadID: threadID,
+        let turn = try await engine.startTurn(TurnRequest(assistant: item.assistant, message: item.question, viewer: viewer, threadID: threadID,
                                                     courseID: item.course, role: item.role, promptLabel: label(item)))
         var citations: [Citation] = []
         var flags: [SafetyFlag] = []
@@ -57,7 +57,7 @@ public struct EvalRunner: Sendable {
             }
         }
         let elapsed = ContinuousClock.now - started
-        let stored = try stored(turnID: turn.id, phrases: item.expect.phrases)
+        let stored = try await stored(turnID: turn.id, phrases: item.expect.phrases)
         return EvalCaseResult.judge(item, retrieved: stored.stories, phraseStories: stored.phraseStories, citations: citations, flags: flags,
                                     summary: summary,
                                     milliseconds: Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15,
@@ -68,15 +68,15 @@ public struct EvalRunner: Sendable {
 
     /// From the turn's stored snapshot: the retrieved stories in rank order (a story once, at its
     /// best passage), those with a retrieved passage that holds one of `phrases`, and the reply's tokens.
-    private func stored(turnID: String, phrases: [String]) throws -> (stories: [String], phraseStories: Set<String>, completionTokens: Int?) {
-        guard let record = try engine.chats.turn(id: turnID) else { return ([], [], nil) }
+    private func stored(turnID: String, phrases: [String]) async throws -> (stories: [String], phraseStories: Set<String>, completionTokens: Int?) {
+        guard let record = try await engine.chats.turn(id: turnID) else { return ([], [], nil) }
         let snapshot = try TurnSnapshot.decode(record.snapshot)
         var stories: [String] = []
         var phraseStories = Set<String>()
         let wanted = phrases.map { $0.lowercased() }
         for passage in snapshot.passages.sorted(by: { $0.number < $1.number }) {
             if !stories.contains(passage.storyID) { stories.append(passage.storyID) }
-            if !wanted.isEmpty, let text = try engine.archive.store.passage(id: passage.passageID)?.text.lowercased(),
+            if !wanted.isEmpty, let text = try await engine.archive.store.passage(id: passage.passageID)?.text.lowercased(),
                wanted.contains(where: text.contains) {
                 phraseStories.insert(passage.storyID)
             }

@@ -58,9 +58,9 @@ public struct OperatorView: Sendable {
 
     /// Replay results as an operator may read them. Each private or family-only story they
     /// show leaves a `story.read` audit entry on its owner (once per story per call).
-    public func results(_ results: [ReplayResult]) throws -> [ReplayResult] {
+    public func results(_ results: [ReplayResult]) async throws -> [ReplayResult] {
         let stories = Set(results.flatMap { $0.original.citations.map(\.storyID) + $0.replayed.citations.map(\.storyID) })
-        let access = try self.access(stories)
+        let access = try await self.access(stories)
         for (storyID, rule) in access.sorted(by: { $0.key < $1.key }) {
             let turn = results.first { $0.original.citations.contains { $0.storyID == storyID } || $0.replayed.citations.contains { $0.storyID == storyID } }
             var details: [String: AuditEntry.DetailValue] = ["story_id": .string(storyID), "turn_id": .string(turn?.turnID ?? "")]
@@ -76,13 +76,19 @@ public struct OperatorView: Sendable {
                 owner = by
                 details["access"] = "masked"
             }
-            try engine.chats.recordAudit(AuditEntry(action: .storyRead, userID: owner, threadID: turn?.threadID, details: AuditEntry.details(details)))
+            try await engine.chats.recordAudit(AuditEntry(action: .storyRead, userID: owner, threadID: turn?.threadID, details: AuditEntry.details(details)))
+        }
+        // The texts of the cited passages of stories shown masked, read once for every turn.
+        var passageTexts: [String: String] = [:]
+        let masked = Set(access.compactMap { if case .masked = $0.value { return $0.key } else { return nil } })
+        for citation in results.flatMap({ $0.original.citations + $0.replayed.citations }) where masked.contains(citation.storyID) {
+            if passageTexts[citation.passageID] == nil { passageTexts[citation.passageID] = try await engine.archive.store.passage(id: citation.passageID)?.text }
         }
         return results.map { result in
             var shown = result
-            shown.question = masked(result.question)
-            shown.original = view(result.original, access)
-            shown.replayed = view(result.replayed, access)
+            shown.question = self.masked(result.question)
+            shown.original = view(result.original, access, passageTexts: passageTexts)
+            shown.replayed = view(result.replayed, access, passageTexts: passageTexts)
             let changed = result.diff.textChanged
             shown.diff = TurnDiff(shown.original, shown.replayed)
             // Whether the answer changed is about the whole text, masked parts included.
@@ -101,11 +107,11 @@ public struct OperatorView: Sendable {
         }
     }
 
-    func access(_ storyIDs: Set<String>) throws -> [String: Access] {
+    func access(_ storyIDs: Set<String>) async throws -> [String: Access] {
         var stories: [String: Story] = [:]
-        for id in storyIDs { stories[id] = try engine.archive.store.story(id: id) }
+        for id in storyIDs { stories[id] = try await engine.archive.store.story(id: id) }
         let owners = Set(stories.values.filter { $0.privacy != .public }.compactMap(\.ownerUserID))
-        let grants = try engine.chats.activeSupportGrants(owners: owners, at: now())
+        let grants = try await engine.chats.activeSupportGrants(owners: owners, at: now())
         var access: [String: Access] = [:]
         for id in storyIDs {
             guard let story = stories[id] else {
@@ -123,7 +129,7 @@ public struct OperatorView: Sendable {
         return access
     }
 
-    func view(_ snapshot: TurnSnapshot, _ access: [String: Access]) -> TurnSnapshot {
+    func view(_ snapshot: TurnSnapshot, _ access: [String: Access], passageTexts: [String: String]) -> TurnSnapshot {
         var shown = snapshot
         shown.events = nil
         shown.recording = nil
@@ -149,7 +155,7 @@ public struct OperatorView: Sendable {
             return citation
         }
         let passages = Set(snapshot.citations.filter { restricted[$0.number] != nil }.map(\.passageID))
-            .compactMap { try? engine.archive.store.passage(id: $0)?.text }
+            .compactMap { passageTexts[$0] }
         shown.text = answer(snapshot.text, restricted: restricted, removed: removed, passages: passages)
         return shown
     }

@@ -63,17 +63,17 @@ public struct TurnReplayer: Sendable {
     /// entry on the conversation's owner (an operator has read their conversation).
     public func replay(id: String, options: ReplayOptions = ReplayOptions()) async throws -> [ReplayResult] {
         let results: [ReplayResult]
-        if let turn = try engine.chats.turn(id: id) {
+        if let turn = try await engine.chats.turn(id: id) {
             results = try await replay(turns: [turn], threadID: turn.threadID, copyingHistory: true, options: options)
-        } else if try engine.chats.thread(id: id) != nil {
-            let turns = try engine.chats.turns(threadID: id)
+        } else if try await engine.chats.thread(id: id) != nil {
+            let turns = try await engine.chats.turns(threadID: id)
             guard !turns.isEmpty else { throw ReplayError("thread \(id) has no stored turns to replay") }
             results = try await replay(turns: turns, threadID: id, copyingHistory: false, options: options)
         } else {
             throw ReplayError("there is no turn or thread \(id); list recent turns with GET /api/ops/turns, or pass a thread id", notFound: true)
         }
-        if let first = results.first, let thread = try engine.chats.thread(id: first.threadID) {
-            try engine.chats.recordAudit(AuditEntry(
+        if let first = results.first, let thread = try await engine.chats.thread(id: first.threadID) {
+            try await engine.chats.recordAudit(AuditEntry(
                 action: .turnReplay, userID: thread.userID, threadID: thread.id,
                 details: AuditEntry.details([
                     "turns": .int(results.count), "prompt_version": .string(options.promptVersion ?? "as stored"),
@@ -85,15 +85,15 @@ public struct TurnReplayer: Sendable {
     }
 
     private func replay(turns: [TurnRecord], threadID: String, copyingHistory: Bool, options: ReplayOptions) async throws -> [ReplayResult] {
-        guard let thread = try engine.chats.thread(id: threadID) else { throw ReplayError("the thread \(threadID) of the turn is gone") }
+        guard let thread = try await engine.chats.thread(id: threadID) else { throw ReplayError("the thread \(threadID) of the turn is gone") }
         let originals = try turns.map { turn in (turn, try Self.decode(turn.snapshot, turnID: turn.id)) }
-        let scratch = try ChatStore(writer: StoryStore.inMemory().writer)
-        if let courseID = thread.courseID, let course = try engine.chats.course(id: courseID) { try scratch.saveCourse(course) }
-        if let profile = try engine.chats.profile(userID: thread.userID) { try scratch.saveProfile(profile) }
-        let copy = try scratch.createThread(assistant: thread.assistant, userID: thread.userID, courseID: thread.courseID, title: thread.title)
-        if copyingHistory, let first = turns.first, let question = try engine.chats.message(id: first.userMessageID) {
-            for message in try engine.chats.recentMessages(threadID: threadID, limit: 200, beforeSequence: question.sequence) {
-                _ = try scratch.appendMessage(threadID: copy.id, role: message.role, content: message.content, status: message.status,
+        let scratch = try Storage.inMemory().chats
+        if let courseID = thread.courseID, let course = try await engine.chats.course(id: courseID) { try await scratch.saveCourse(course) }
+        if let profile = try await engine.chats.profile(userID: thread.userID) { try await scratch.saveProfile(profile) }
+        let copy = try await scratch.createThread(assistant: thread.assistant, userID: thread.userID, courseID: thread.courseID, title: thread.title)
+        if copyingHistory, let first = turns.first, let question = try await engine.chats.message(id: first.userMessageID) {
+            for message in try await engine.chats.recentMessages(threadID: threadID, limit: 200, beforeSequence: question.sequence) {
+                _ = try await scratch.appendMessage(threadID: copy.id, role: message.role, content: message.content, status: message.status,
                                               turnID: message.turnID, now: message.createdAt)
             }
         }
@@ -106,7 +106,8 @@ public struct TurnReplayer: Sendable {
                 if originals.count > 1 { continue }
                 throw ReplayError("turn \(turn.id) cannot be replayed: its question was \(reason) by its author, and its text is no longer kept for replays")
             }
-            let question = try original.question ?? engine.chats.message(id: turn.userMessageID)?.content
+            var question = original.question
+            if question == nil { question = try await engine.chats.message(id: turn.userMessageID)?.content }
             guard let question, !question.isEmpty else { throw ReplayError("turn \(turn.id) has no stored question (its message was deleted or purged)") }
             let cassette = options.cassette ? CassetteProvider(recordings: original.recording.map { [$0] } ?? [], live: live) : nil
             let replaying = ChatEngine(archive: engine.archive, chats: scratch, prompts: engine.prompts, provider: cassette ?? live,
@@ -121,13 +122,13 @@ public struct TurnReplayer: Sendable {
             if options.index == .snapshot { request.pinnedPassages = original.passages }
             let started: ChatTurn
             do {
-                started = try replaying.startTurn(request)
+                started = try await replaying.startTurn(request)
             } catch let error as ChatError {
                 throw ReplayError("turn \(turn.id) cannot be replayed: \(error.description)")
             }
             for await _ in started.events {}
             await started.finished()
-            guard let record = try scratch.turn(id: started.id) else { throw ReplayError("the replay of turn \(turn.id) stored no snapshot") }
+            guard let record = try await scratch.turn(id: started.id) else { throw ReplayError("the replay of turn \(turn.id) stored no snapshot") }
             var replayed = try Self.decode(record.snapshot, turnID: record.id)
             let source = replayed.recording == nil ? "none" : ((cassette?.played ?? 0) > 0 ? "played" : "live")
             if source == "played" { replayed = replayed.carryingMaskVerdicts(of: original) }

@@ -16,7 +16,7 @@ import Hummingbird
 /// let grant = try await AccessPolicy(chats: chats).admit("PATCH /api/coach/messages/{id}", caller: caller, request: &request, context: context)
 /// ```
 struct AccessPolicy: Sendable {
-    let chats: ChatStore
+    let chats: any ChatStore
 
     static let coach = "coach"
     static let griot = "griot"
@@ -87,7 +87,7 @@ struct AccessPolicy: Sendable {
         case .threadOwner(let assistant, let field, let missing):
             let caller = try require(caller)
             let id = try ClientIdentifier.check(try context.parameters.require("id"), field: field)
-            guard let thread = try chats.thread(id: id), thread.userID == caller.userID, thread.assistant == assistant else {
+            guard let thread = try await chats.thread(id: id), thread.userID == caller.userID, thread.assistant == assistant else {
                 throw APIError.notFound(missing, assistant == Self.coach
                     ? "There is no coaching thread \(id) for you; POST /api/coach/threads with your course_id."
                     : "There is no session \(id) for you.")
@@ -95,7 +95,7 @@ struct AccessPolicy: Sendable {
             return AccessGrant(thread: thread)
         case .messageAuthor:
             let caller = try require(caller)
-            let (message, thread) = try coachingMessage(context)
+            let (message, thread) = try await coachingMessage(context)
             guard let message, let thread, thread.userID == caller.userID else {
                 if message != nil, caller.role.mayAdminister {
                     throw forbidden("Only a message's author may edit its text. Admins may delete a message (DELETE) or export the thread, never rewrite what someone wrote.")
@@ -108,7 +108,7 @@ struct AccessPolicy: Sendable {
             return AccessGrant(thread: thread, message: message)
         case .messageOwnerOrAdmin:
             let caller = try require(caller)
-            let (message, thread) = try coachingMessage(context)
+            let (message, thread) = try await coachingMessage(context)
             guard let message, let thread, thread.userID == caller.userID || caller.role.mayAdminister else { throw messageNotFound(context) }
             return AccessGrant(thread: thread, message: message)
         case .courseMember:
@@ -136,7 +136,7 @@ struct AccessPolicy: Sendable {
             guard caller.role.mayExportConversations else { throw forbidden("Only coaches and admins may export conversations.") }
             let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "thread_id")
             // A coach sees the threads of the courses their token names; a token naming none, none.
-            guard let thread = try chats.thread(id: id), thread.assistant == Self.coach,
+            guard let thread = try await chats.thread(id: id), thread.assistant == Self.coach,
                   caller.role.mayAdminister || thread.courseID.map({ Self.names(caller, course: $0) }) == true
             else {
                 throw APIError.notFound("thread_not_found", "There is no coaching thread \(id) in your courses.")
@@ -151,7 +151,7 @@ struct AccessPolicy: Sendable {
         case .supportGrantOwner:
             let caller = try require(caller)
             let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "grant_id")
-            guard let grant = try chats.supportGrant(id: id), grant.ownerUserID == caller.userID else {
+            guard let grant = try await chats.supportGrant(id: id), grant.ownerUserID == caller.userID else {
                 throw APIError.notFound("grant_not_found", "You have no support grant \(id); GET /api/support-grants lists yours.")
             }
             return AccessGrant(supportGrant: grant)
@@ -184,9 +184,9 @@ struct AccessPolicy: Sendable {
     }
 
     /// The live message `{id}` and its thread, when it is in a coaching thread.
-    private func coachingMessage(_ context: GriotRequestContext) throws -> (MessageRecord?, ThreadRecord?) {
+    private func coachingMessage(_ context: GriotRequestContext) async throws -> (MessageRecord?, ThreadRecord?) {
         let id = try context.parameters.require("id")
-        guard let message = try chats.message(id: id), let thread = try chats.thread(id: message.threadID), thread.assistant == Self.coach else {
+        guard let message = try await chats.message(id: id), let thread = try await chats.thread(id: message.threadID), thread.assistant == Self.coach else {
             return (nil, nil)
         }
         return (message, thread)

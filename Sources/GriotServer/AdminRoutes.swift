@@ -5,7 +5,7 @@ import Hummingbird
 
 /// The audit log for admins, and erasure of a user's chat data (GDPR).
 struct AdminRoutes: Sendable {
-    let chats: ChatStore
+    let chats: any ChatStore
     let turns: TurnRegistry
 
     func add(to router: RouterGroup<GriotRequestContext>) {
@@ -23,7 +23,7 @@ struct AdminRoutes: Sendable {
     @Sendable func retained(_ request: Request, context: GriotRequestContext) async throws -> RetainedPage {
         let caller = try context.requireCaller()
         let messageID = try context.parameters.require("id")
-        return RetainedPage(texts: try chats.readRetainedTexts(messageID: messageID, by: caller.userID))
+        return await RetainedPage(texts: try chats.readRetainedTexts(messageID: messageID, by: caller.userID))
     }
 
     struct AuditItem: Encodable {
@@ -54,7 +54,7 @@ struct AdminRoutes: Sendable {
         let actions = query.text("action").map { $0.split(separator: ",").map { AuditAction(String($0).trimmingCharacters(in: .whitespaces)) } } ?? []
         let filter = AuditFilter(userID: query.text("user_id"), actorID: query.text("actor_id"), threadID: query.text("thread_id"), messageID: query.text("message_id"),
                                  actions: actions, since: try query.date("since"), until: try query.date("until"), limit: limit + 1, offset: offset)
-        let entries = try chats.auditEntries(filter)
+        let entries = try await chats.auditEntries(filter)
         let items = entries.prefix(limit).map {
             AuditItem(id: $0.id ?? 0, at: $0.at, action: $0.action.rawValue, userID: $0.userID, actorID: $0.actorID, threadID: $0.threadID,
                       messageID: $0.messageID, ipHash: $0.ipHash, moderation: $0.moderation, details: $0.details)
@@ -77,7 +77,7 @@ struct AdminRoutes: Sendable {
             turn.stop()
             await turn.finished()
         }
-        let counts = try chats.purgeUser(userID: userID, by: caller.userID)
+        let counts = try await chats.purgeUser(userID: userID, by: caller.userID)
         return ErasureReply(userID: userID, erased: counts)
     }
 }

@@ -80,7 +80,7 @@ extension CoachRoutes {
     @Sendable func deleteMessage(_ request: Request, context: GriotRequestContext) async throws -> Response {
         let caller = try context.requireCaller()
         let message = try context.grant.requireMessage()
-        try APIError.mapping { try engine.chats.softDeleteMessage(id: message.id, by: caller.userID, ifMatch: request.headers[.ifMatch]) }
+        try await APIError.mapping { try await engine.chats.softDeleteMessage(id: message.id, by: caller.userID, ifMatch: request.headers[.ifMatch]) }
         return Response(status: .noContent)
     }
 
@@ -93,10 +93,10 @@ extension CoachRoutes {
         }
         // A coach of the thread's course or an admin, as `AccessPolicy` admitted them.
         let thread = try context.grant.requireThread()
-        let messages = try engine.chats.recentMessages(threadID: thread.id, limit: 1_000_000)
-        let courseTitle = try thread.courseID.flatMap { try engine.chats.course(id: $0) }?.title
+        let messages = try await engine.chats.recentMessages(threadID: thread.id, limit: 1_000_000)
+        let courseTitle = try await thread.courseID.asyncFlatMap { try await engine.chats.course(id: $0) }?.title
         let export = ThreadExport(thread: thread, messages: messages, courseTitle: courseTitle, exportedBy: caller.userID, exportedAt: Date())
-        _ = try engine.chats.recordAudit(AuditEntry(action: .threadExport, userID: thread.userID, threadID: thread.id,
+        _ = try await engine.chats.recordAudit(AuditEntry(action: .threadExport, userID: thread.userID, threadID: thread.id,
                                                     details: AuditEntry.details(["format": .string(format), "messages": .int(export.messages.count)])))
         let data = format == "pdf" ? export.pdf() : try export.json()
         var headers = HTTPFields()

@@ -47,7 +47,7 @@ struct CoachRoutes: Sendable {
             throw APIError.badRequest("missing_course", "Send {\"course_id\": \"…\"}: a coaching thread belongs to one course.")
         }
         try Self.checkCourseID(courseID)
-        let thread = try engine.chats.courseThread(assistant: Self.assistant, userID: caller.userID, courseID: courseID)
+        let thread = try await engine.chats.courseThread(assistant: Self.assistant, userID: caller.userID, courseID: courseID)
         return ThreadReply(id: thread.id, courseID: thread.courseID, title: thread.title, createdAt: thread.createdAt, updatedAt: thread.updatedAt)
     }
 
@@ -100,16 +100,16 @@ struct CoachRoutes: Sendable {
         if let before = query["before"].map(String.init) {
             // The cursor is the message's place in the thread: a message deleted since the
             // client saw it still marks where the client's page began.
-            guard let sequence = try engine.chats.sequence(ofMessage: before, inThread: thread.id) else {
+            guard let sequence = try await engine.chats.sequence(ofMessage: before, inThread: thread.id) else {
                 throw APIError.badRequest("invalid_before", "before must be the id of a message in this thread (the oldest one you have); "
                                           + "a message deleted over 30 days ago is gone: load the newest page again.")
             }
             beforeSequence = sequence
         }
-        let page = try engine.chats.messages(threadID: thread.id, before: beforeSequence, limit: limit)
-        let unread = try engine.chats.unreadCount(threadID: thread.id)
+        let page = try await engine.chats.messages(threadID: thread.id, before: beforeSequence, limit: limit)
+        let unread = try await engine.chats.unreadCount(threadID: thread.id)
         if beforeSequence == nil, let newest = page.messages.last {
-            try engine.chats.markRead(threadID: thread.id, messageID: newest.id)
+            try await engine.chats.markRead(threadID: thread.id, messageID: newest.id)
         }
         return MessagePage(messages: page.messages.map(MessageItem.init), unreadCount: unread, hasMore: page.earlier != nil)
     }
@@ -132,13 +132,13 @@ struct CoachRoutes: Sendable {
             guard let content = body.content, !content.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
                 throw APIError.badRequest("empty_message", "The message is empty; send it in \"content\".")
             }
-            try limiter.check(caller.userID)
+            try await limiter.check(caller.userID)
             let role = caller.role == .coach ? "coach" : "client"
             var turnRequest = TurnRequest(assistant: Self.assistant, message: content, viewer: caller.viewer, threadID: thread.id,
                                           courseID: thread.courseID, role: role, voice: body.isVoice ?? false)
             turnRequest.requestID = context.requestID
             do {
-                return try engine.startTurn(turnRequest)
+                return try await engine.startTurn(turnRequest)
             } catch let error as ChatError {
                 throw APIError.badRequest("invalid_message", error.description)
             }
@@ -196,12 +196,12 @@ struct CoachRoutes: Sendable {
         guard instructions.count <= 20_000 else {
             throw APIError.badRequest("instructions_too_long", "Instructions are limited to 20,000 characters; they are shortened to 15% of the token budget anyway.")
         }
-        var course = try engine.chats.course(id: id) ?? CourseRecord(id: id, title: body.title ?? id)
+        var course = try await engine.chats.course(id: id) ?? CourseRecord(id: id, title: body.title ?? id)
         course.customInstructions = instructions
         if let title = body.title { course.title = title }
         if let summary = body.summary { course.summary = summary }
         course.updatedAt = Date()
-        try engine.chats.saveCourse(course)
+        try await engine.chats.saveCourse(course)
         return CourseReply(id: course.id, title: course.title, summary: course.summary, instructions: course.customInstructions, updatedAt: course.updatedAt)
     }
 }

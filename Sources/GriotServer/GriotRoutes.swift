@@ -90,16 +90,16 @@ struct GriotRoutes: Sendable {
         guard let message = body.message, !message.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
             throw APIError.badRequest("empty_message", "The message is empty; send the question in \"message\".")
         }
-        if let reason = ChatStore.unstorableReason(message, what: "message") { throw APIError.badRequest("invalid_message", reason) }
+        if let reason = StorableText.unstorableReason(message, what: "message") { throw APIError.badRequest("invalid_message", reason) }
         let sessionID = try body.sessionID.flatMap { $0.isEmpty ? nil : try ClientIdentifier.check($0, field: "session_id") }
         var threadID: String?
         var newThreadID: String?
         if let id = sessionID {
-            if try engine.chats.thread(id: id) != nil {
+            if try await engine.chats.thread(id: id) != nil {
                 threadID = id
             } else {
                 // A client may name a new session itself; an id already used (by anyone) is not reused.
-                guard try !engine.chats.threadExists(id: id) else {
+                guard try await !engine.chats.threadExists(id: id) else {
                     throw APIError.notFound("session_not_found", "There is no session \(id) for you; leave session_id out to start one.")
                 }
                 newThreadID = id
@@ -107,13 +107,13 @@ struct GriotRoutes: Sendable {
         }
         // The session a client named is made by the engine, after this limit and every check of
         // the message: a refused request leaves no session behind.
-        try limiter.check(caller.userID)
+        try await limiter.check(caller.userID)
         var turnRequest = TurnRequest(assistant: Self.assistant, message: message, viewer: caller.viewer, threadID: threadID,
                                       voice: body.isVoice ?? false)
         turnRequest.newThreadID = newThreadID
         turnRequest.requestID = context.requestID
         do {
-            return try engine.startTurn(turnRequest)
+            return try await engine.startTurn(turnRequest)
         } catch let error as ChatError {
             switch error.kind {
             case .notFound: throw APIError.notFound("session_not_found", error.description)
@@ -196,7 +196,7 @@ struct GriotRoutes: Sendable {
 
     @Sendable func sessions(_ request: Request, context: GriotRequestContext) async throws -> SessionList {
         let caller = try context.requireCaller()
-        let summaries = try engine.chats.threadSummaries(userID: caller.userID, assistant: Self.assistant)
+        let summaries = try await engine.chats.threadSummaries(userID: caller.userID, assistant: Self.assistant)
         return SessionList(sessions: summaries.map {
             SessionSummary(id: $0.thread.id, title: $0.thread.title, createdAt: $0.thread.createdAt, updatedAt: $0.thread.updatedAt, messageCount: $0.messageCount)
         })
@@ -209,14 +209,14 @@ struct GriotRoutes: Sendable {
 
     @Sendable func session(_ request: Request, context: GriotRequestContext) async throws -> SessionDetail {
         let thread = try ownSession(context)
-        let messages = try engine.chats.recentMessages(threadID: thread.id, limit: 1000)
+        let messages = try await engine.chats.recentMessages(threadID: thread.id, limit: 1000)
         return SessionDetail(id: thread.id, title: thread.title, createdAt: thread.createdAt, updatedAt: thread.updatedAt, messageCount: messages.count,
                              messages: messages.map { SessionMessage(id: $0.id, role: $0.role.rawValue, content: $0.content, status: $0.status.rawValue, createdAt: $0.createdAt) })
     }
 
     @Sendable func deleteSession(_ request: Request, context: GriotRequestContext) async throws -> HTTPResponse.Status {
         let thread = try ownSession(context)
-        _ = try engine.chats.deleteThread(id: thread.id)
+        _ = try await engine.chats.deleteThread(id: thread.id)
         return .noContent
     }
 }

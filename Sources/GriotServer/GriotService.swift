@@ -21,13 +21,15 @@ public struct GriotService: Sendable {
     public let metrics: ServiceMetrics
     /// Messages per user: 30 a minute and 300 a day unless told otherwise; shared by every node
     /// through the database.
-    public let limiter: RateLimiter
+    public let limiter: any RateLimiter
     /// Requests of each cost class per user (per address without a token), on this node.
     public let routeLimiter: RouteLimiter
     /// Hashes client addresses for the audit log.
     public let addresses: AddressHasher
     /// Set when a graceful shutdown begins.
     public let drain = DrainState()
+    /// Keeps the node's index current with the database's change log.
+    public let follower: IndexFollower
 
     public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry = TurnRegistry(), metrics: ServiceMetrics = ServiceMetrics(),
                 limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults, addresses: AddressHasher = .ephemeral()) throws {
@@ -36,8 +38,9 @@ public struct GriotService: Sendable {
         self.verifier = verifier
         self.turns = turns
         self.metrics = metrics
-        self.limiter = try RateLimiter(writer: engine.chats.writer, limits: limits, pseudonyms: engine.chats.pseudonyms)
+        self.limiter = try engine.chats.rateLimiter(limits)
         self.routeLimiter = RouteLimiter(limits: routeLimits)
+        self.follower = IndexFollower(archive: engine.archive)
         engine.checkpoints.observeLag { [metrics] lags in metrics.autosaveLag(lags) }
     }
 
@@ -50,7 +53,7 @@ public struct GriotService: Sendable {
         router.add(middleware: DrainMiddleware(state: drain))
         // Who may call each route, and how often, is decided here, for every route, from one table.
         router.add(middleware: AccessMiddleware(verifier: verifier, addresses: addresses, policy: AccessPolicy(chats: engine.chats), limiter: routeLimiter))
-        HealthRoutes(engine: engine, metrics: metrics, drain: drain).add(to: router)
+        HealthRoutes(engine: engine, metrics: metrics, drain: drain, follower: follower).add(to: router)
         let observer = TurnMetricsObserver(metrics: metrics, counters: engine.counters)
         let api = router.group("api")
         GriotRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("griot"))
@@ -67,7 +70,7 @@ public struct GriotService: Sendable {
         let logger = logger ?? Self.defaultLogger
         let jobs = MaintenanceService(chats: engine.chats, interruptedAfter: interruptedAfter, logger: logger)
         return Application(router: router(), server: Self.server, configuration: .init(address: .hostname(host, port: port), serverName: "griot"),
-                           services: [jobs], logger: logger)
+                           services: [jobs, follower], logger: logger)
     }
 
     /// HTTP/1.1 with a body that says what to do when a request cannot be parsed (headers or URL

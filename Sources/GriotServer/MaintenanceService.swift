@@ -16,7 +16,7 @@ import Synchronization
 /// // passed to the Application's services; ServiceLifecycle runs and stops it
 /// ```
 public final class MaintenanceService: Service, Sendable {
-    let chats: ChatStore
+    let chats: any ChatStore
     /// Seconds a `streaming` reply must be untouched before it counts as interrupted (above the
     /// provider's read timeout, so that other nodes' slow replies are not taken for dead).
     let interruptedAfter: Double
@@ -25,7 +25,7 @@ public final class MaintenanceService: Service, Sendable {
     let logger: Logger
     private let lastRetention = Mutex<Date?>(nil)
 
-    public init(chats: ChatStore, interruptedAfter: Double = 90, interval: Duration = .seconds(30), retentionInterval: TimeInterval = 3600,
+    public init(chats: any ChatStore, interruptedAfter: Double = 90, interval: Duration = .seconds(30), retentionInterval: TimeInterval = 3600,
                 logger: Logger = Logger(label: "griot.jobs")) {
         self.chats = chats
         self.interruptedAfter = interruptedAfter
@@ -39,15 +39,15 @@ public final class MaintenanceService: Service, Sendable {
         // the group would wait for the loop forever).
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                self.runOnce()
+                await self.runOnce()
                 try await Task.sleep(for: self.interval)
             }
         }
     }
 
-    public func runOnce(now: Date = Date()) {
+    public func runOnce(now: Date = Date()) async {
         do {
-            let interrupted = try chats.markInterruptedReplies(staleAfter: interruptedAfter, now: now)
+            let interrupted = try await chats.markInterruptedReplies(staleAfter: interruptedAfter, now: now)
             if interrupted > 0 { logger.info("marked \(interrupted) replies interrupted (left streaming by a stopped service)") }
         } catch {
             logger.error("marking interrupted replies failed: \(error)")
@@ -59,15 +59,15 @@ public final class MaintenanceService: Service, Sendable {
         }
         guard due else { return }
         do {
-            let purged = try chats.purgeDeleted(olderThan: DateComponents(day: 30), now: now)
+            let purged = try await chats.purgeDeleted(olderThan: DateComponents(day: 30), now: now)
             if purged.messages + purged.threads > 0 {
                 logger.info("purged \(purged.threads) threads and \(purged.messages) messages deleted over 30 days ago")
             }
-            let archived = try chats.archiveMessages(olderThan: DateComponents(month: 18), now: now)
+            let archived = try await chats.archiveMessages(olderThan: DateComponents(month: 18), now: now)
             if archived > 0 { logger.info("archived \(archived) messages older than 18 months") }
-            let verdicts = try chats.purgeVerdicts(olderThan: ChatStore.verdictRetention, now: now)
+            let verdicts = try await chats.purgeVerdicts(olderThan: SafetyVerdictRecord.retention, now: now)
             if verdicts > 0 { logger.info("deleted \(verdicts) safety verdicts older than two years") }
-            let warnings = try chats.expireWarnings(now: now)
+            let warnings = try await chats.expireWarnings(now: now)
             if warnings > 0 { logger.info("dropped \(warnings) moderation warning counts whose 90-day window passed") }
         } catch {
             logger.error("retention jobs failed: \(error); they run again in \(Int(retentionInterval)) s")

@@ -39,7 +39,7 @@ struct OpsRoutes: Sendable {
             filter.status = status
         }
         filter.limit = try query.number("limit", default: 50, range: 1...500)
-        let records = try engine.chats.recentTurns(filter)
+        let records = try await engine.chats.recentTurns(filter)
         return TurnPage(turns: OperatorView.listing(records.map(TurnListing.init), scrubber: engine.safety.scrubber))
     }
 
@@ -83,7 +83,7 @@ struct OpsRoutes: Sendable {
         do {
             // What the operator may read of it: OperatorView, which audits each private story shown.
             let results = try await TurnReplayer(engine: engine, provider: provider).replay(id: id, options: options)
-            return ReplayReply(results: try OperatorView(engine: engine).results(results))
+            return await ReplayReply(results: try OperatorView(engine: engine).results(results))
         } catch let error as ReplayError {
             throw APIError(error.isNotFound ? .notFound : .unprocessableContent, code: error.isNotFound ? "not_found" : "not_replayable", error.description)
         }

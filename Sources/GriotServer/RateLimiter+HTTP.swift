@@ -3,8 +3,8 @@ import Hummingbird
 
 extension RateLimiter {
     /// Counts one message of the user, or refuses it with 429, `Retry-After` and which limit was hit.
-    func check(_ userID: String) throws {
-        guard case .refused(let refusal) = try admit(userID: userID) else { return }
+    func check(_ userID: String) async throws {
+        guard case .refused(let refusal) = try await admit(userID: userID) else { return }
         throw APIError(.tooManyRequests, code: "rate_limited", refusal.message,
                        details: ["limit": refusal.limit.name, "retry_after_seconds": String(refusal.retryAfterSeconds)],
                        headers: [.retryAfter: String(refusal.retryAfterSeconds)])

@@ -39,14 +39,14 @@ struct StoryRoutes: Sendable {
         guard !decoded.stories.isEmpty else {
             throw APIError.badRequest("empty_body", "Send one story (a JSON object) or several (a JSON array) in the ingest format.")
         }
-        let summary = try archive.ingest(decoded.stories)
+        let summary = try await archive.ingest(decoded.stories)
         return EditedResponse(status: summary.added > 0 ? .created : .ok, response: IngestReply(
             added: summary.added, updated: summary.updated, unchanged: summary.unchanged, storyIDs: decoded.stories.map(\.artifactID)))
     }
 
     @Sendable func delete(_ request: Request, context: GriotRequestContext) async throws -> HTTPResponse.Status {
         let id = try context.parameters.require("id")
-        guard try archive.delete(storyID: id) else {
+        guard try await archive.delete(storyID: id) else {
             throw APIError.notFound("story_not_found", "There is no story \(id).")
         }
         return .noContent
@@ -82,7 +82,7 @@ struct StoryRoutes: Sendable {
         let k = query["k"].flatMap { Int($0) } ?? 10
         guard (1...100).contains(k) else { throw APIError.badRequest("invalid_k", "k must be between 1 and 100.") }
         let filter = SearchFilter(viewer: caller.viewer, people: list("people"), places: list("places"), topics: list("topics"))
-        let outcome = try archive.search(q, filter: filter, k: k)
+        let outcome = try await archive.search(q, filter: filter, k: k)
         return SearchReply(query: q, results: outcome.results.map {
             SearchHit(storyID: $0.passage.storyID, passageID: $0.passage.id, title: $0.storyTitle, score: $0.score,
                       snippet: $0.snippet.text, highlighted: $0.snippet.marked(), speaker: $0.passage.speaker, startSeconds: $0.passage.startSeconds)
@@ -114,7 +114,7 @@ struct StoryRoutes: Sendable {
         let radius = query["radius_km"].flatMap { Double($0) } ?? 25
         guard radius > 0, radius <= 20_000 else { throw APIError.badRequest("invalid_radius", "radius_km must be above 0 and at most 20000.") }
         var found: [NearbyStory] = []
-        for story in try archive.store.allStories()
+        for story in try await archive.store.allStories()
         where caller.viewer.maySee(story.privacy, owner: story.ownerUserID, families: story.familyGroupIDs) {
             let places = story.historicalContext.compactMap { context -> (HistoricalContext, GeoPoint)? in
                 context.location?.coordinates.map { (context, $0) }

@@ -23,7 +23,7 @@ public final class DrainState: Sendable {
 /// first to hear of the shutdown.
 struct StreamDrainService: Service {
     let turns: TurnRegistry
-    let chats: ChatStore
+    let chats: any ChatStore
     let state: DrainState
     let grace: Duration
     let logger: Logger
@@ -45,7 +45,7 @@ struct StreamDrainService: Service {
         for turn in remaining { turn.stop() }
         for turn in remaining { await turn.finished() }
         do {
-            let marked = try chats.markInterrupted(replyIDs: remaining.map(\.replyMessageID))
+            let marked = try await chats.markInterrupted(replyIDs: remaining.map(\.replyMessageID))
             if marked > 0 { logger.info("stored \(marked) unfinished replies as interrupted") }
         } catch {
             logger.error("could not mark unfinished replies interrupted: \(error); the next start marks them")

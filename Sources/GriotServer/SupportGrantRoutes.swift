@@ -64,40 +64,42 @@ struct SupportGrantRoutes: Sendable {
                 throw APIError.badRequest("invalid_story_ids", "story_ids lists 1 to 200 of your stories; leave it out to cover all of them.")
             }
             for id in stories {
-                guard try engine.archive.store.story(id: id)?.ownerUserID == caller.userID else {
+                guard try await engine.archive.store.story(id: id)?.ownerUserID == caller.userID else {
                     throw APIError.badRequest("story_not_yours", "You own no story \(id.prefix(80)); a grant covers only your own stories.")
                 }
             }
         }
         let now = Date()
-        let grant = try engine.chats.createSupportGrant(SupportGrant(
+        let grant = try await engine.chats.createSupportGrant(SupportGrant(
             ownerUserID: caller.userID, stories: body.storyIDs, createdAt: now, expiresAt: now.addingTimeInterval(hours * 3600)))
-        try engine.chats.recordAudit(AuditEntry(
+        try await engine.chats.recordAudit(AuditEntry(
             action: .supportGrantCreate, userID: caller.userID,
             details: AuditEntry.details(["grant_id": .string(grant.id), "hours": .string(String(format: "%g", hours)),
                                          "stories": .string(body.storyIDs.map { String($0.count) } ?? "all")])))
-        return EditedResponse(status: .created, response: try item(grant))
+        return await EditedResponse(status: .created, response: try item(grant))
     }
 
     /// The caller's grants, newest first, expired and revoked ones included, each with its reads.
     @Sendable func list(_ request: Request, context: GriotRequestContext) async throws -> Page {
         let caller = try context.requireCaller()
-        return Page(grants: try engine.chats.supportGrants(ownerUserID: caller.userID).map(item))
+        var items: [Item] = []
+        for grant in try await engine.chats.supportGrants(ownerUserID: caller.userID) { items.append(try await item(grant)) }
+        return Page(grants: items)
     }
 
     /// Ends a grant now; 200 with the grant as it stands.
     @Sendable func revoke(_ request: Request, context: GriotRequestContext) async throws -> Item {
         guard let grant = context.grant.supportGrant,
-              let revoked = try engine.chats.revokeSupportGrant(id: grant.id) else {
+              let revoked = try await engine.chats.revokeSupportGrant(id: grant.id) else {
             throw APIError(.internalServerError, code: "internal_error", "The route's access rule admitted no grant; report this.")
         }
-        try engine.chats.recordAudit(AuditEntry(action: .supportGrantRevoke, userID: grant.ownerUserID,
+        try await engine.chats.recordAudit(AuditEntry(action: .supportGrantRevoke, userID: grant.ownerUserID,
                                                 details: AuditEntry.details(["grant_id": .string(grant.id)])))
-        return try item(revoked)
+        return try await item(revoked)
     }
 
-    private func item(_ grant: SupportGrant) throws -> Item {
-        let entries = try engine.chats.auditEntries(AuditFilter(userID: grant.ownerUserID, actions: [.storyRead], limit: 1_000))
+    private func item(_ grant: SupportGrant) async throws -> Item {
+        let entries = try await engine.chats.auditEntries(AuditFilter(userID: grant.ownerUserID, actions: [.storyRead], limit: 1_000))
         let reads = entries.compactMap { entry -> Read? in
             guard let details = entry.details, let object = try? JSONSerialization.jsonObject(with: Data(details.utf8)) as? [String: Any],
                   object["grant_id"] as? String == grant.id else { return nil }

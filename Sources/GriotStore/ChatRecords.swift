@@ -3,6 +3,9 @@ import GRDB
 
 /// One conversation of one user with one assistant.
 public struct ThreadRecord: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
+    /// Characters of the first allowed message a thread's title keeps.
+    public static let titleLength = 80
+
     public static let databaseTableName = "thread"
     public var id: String
     public var assistant: String
@@ -13,6 +16,18 @@ public struct ThreadRecord: Codable, Sendable, Hashable, FetchableRecord, Persis
     public var updatedAt: Date
     public var lastReadMessageID: String?
     public var deletedAt: Date?
+
+    public init(id: String, assistant: String, userID: String, courseID: String?, title: String, createdAt: Date, updatedAt: Date, lastReadMessageID: String?, deletedAt: Date?) {
+        self.id = id
+        self.assistant = assistant
+        self.userID = userID
+        self.courseID = courseID
+        self.title = title
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.lastReadMessageID = lastReadMessageID
+        self.deletedAt = deletedAt
+    }
 }
 
 /// Where a message stands. A reply is written as `streaming` before the model is called and
@@ -41,6 +56,21 @@ public struct MessageRecord: Codable, Sendable, Hashable, FetchableRecord, Persi
     /// Goes up by one with every change of the text (an edit, or a reply being written), so
     /// the ETag of what a client saw goes stale when the message changes.
     public var version: Int
+
+    public init(id: String, threadID: String, sequence: Int, role: Role, content: String, status: MessageStatus, turnID: String?, error: String?, createdAt: Date, updatedAt: Date, deletedAt: Date?, version: Int) {
+        self.id = id
+        self.threadID = threadID
+        self.sequence = sequence
+        self.role = role
+        self.content = content
+        self.status = status
+        self.turnID = turnID
+        self.error = error
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+        self.version = version
+    }
 }
 
 /// A message older than the archive age, moved out of `message` by `archiveMessages`: no chat
@@ -60,6 +90,21 @@ public struct ArchivedMessageRecord: Codable, Sendable, Hashable, FetchableRecor
     public var updatedAt: Date
     public var version: Int
     public var archivedAt: Date
+
+    public init(id: String, threadID: String, sequence: Int, role: MessageRecord.Role, content: String, status: MessageStatus, turnID: String?, error: String?, createdAt: Date, updatedAt: Date, version: Int, archivedAt: Date) {
+        self.id = id
+        self.threadID = threadID
+        self.sequence = sequence
+        self.role = role
+        self.content = content
+        self.status = status
+        self.turnID = turnID
+        self.error = error
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.version = version
+        self.archivedAt = archivedAt
+    }
 }
 
 /// What produced one reply. `snapshot` is JSON written by the chat pipeline.
@@ -128,5 +173,16 @@ public struct ProfileRecord: Codable, Sendable, Hashable, FetchableRecord, Persi
         self.displayName = displayName
         self.bio = bio
         self.updatedAt = updatedAt
+    }
+}
+
+/// A thread with its number of visible messages, as a session list shows it.
+public struct ThreadSummary: Sendable, Hashable {
+    public var thread: ThreadRecord
+    public var messageCount: Int
+
+    public init(thread: ThreadRecord, messageCount: Int) {
+        self.thread = thread
+        self.messageCount = messageCount
     }
 }

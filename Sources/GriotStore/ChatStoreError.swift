@@ -9,7 +9,7 @@ public struct ChatStoreError: Error, Sendable, Hashable, CustomStringConvertible
     /// For a conflict: the ETag the message has now, so a client can fetch and retry.
     public var currentETag: String?
 
-    init(_ kind: Kind, _ description: String, currentETag: String? = nil) {
+    public init(_ kind: Kind, _ description: String, currentETag: String? = nil) {
         self.kind = kind
         self.description = description
         self.currentETag = currentETag
@@ -19,7 +19,7 @@ public struct ChatStoreError: Error, Sendable, Hashable, CustomStringConvertible
         ChatStoreError(.notFound, "There is no message \(id): it may have been deleted or archived; reload the thread to see its messages.")
     }
 
-    static func threadNotFound(_ id: String) -> ChatStoreError {
+    public static func threadNotFound(_ id: String) -> ChatStoreError {
         ChatStoreError(.notFound, "There is no thread \(id): it may have been deleted; list your threads to find the one you want.")
     }
 }

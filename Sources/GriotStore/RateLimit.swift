@@ -68,3 +68,43 @@ public struct RateRefusal: Sendable, Hashable {
         return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
     }
 }
+
+extension RateDecision {
+    /// The decision for a user whose counted messages were sent at `times` (ascending, all
+    /// inside the longest window). A message counts while it is less than `window` old, so the
+    /// place it holds frees exactly `window` seconds after it was sent.
+    public static func decide(times: [Double], now: Double, limits: [RateLimit]) -> RateDecision {
+        var refusal: RateRefusal?
+        var remaining = Int.max
+        for limit in limits {
+            let start = now - limit.window
+            let firstInside = times.partitionPoint { $0 <= start }
+            let sent = times.count - firstInside
+            if sent < limit.count {
+                remaining = min(remaining, limit.count - sent - 1)
+                continue
+            }
+            // Room comes back when enough of the oldest leave that fewer than `count` remain.
+            let freeing = times[firstInside + sent - limit.count]
+            let wait = freeing + limit.window - now
+            if refusal == nil || wait > refusal!.retryAfter {
+                refusal = RateRefusal(limit: limit, sent: sent, retryAfter: wait)
+            }
+        }
+        if let refusal { return .refused(refusal) }
+        return .allowed(remaining: remaining)
+    }
+}
+
+extension Array where Element == Double {
+    /// The index of the first element for which `belongs` is false, in an array where it is
+    /// true for a prefix.
+    func partitionPoint(_ belongs: (Double) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongs(self[middle]) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}

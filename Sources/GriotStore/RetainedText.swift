@@ -31,6 +31,19 @@ public struct RetainedText: Codable, Sendable, Hashable, FetchableRecord, Mutabl
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
+
+    public init(id: Int64? = nil, messageID: String, threadID: String, userID: String, role: MessageRecord.Role, reason: Reason, version: Int, content: String, keptAt: Date, purgeAfter: Date) {
+        self.id = id
+        self.messageID = messageID
+        self.threadID = threadID
+        self.userID = userID
+        self.role = role
+        self.reason = reason
+        self.version = version
+        self.content = content
+        self.keptAt = keptAt
+        self.purgeAfter = purgeAfter
+    }
 }
 
 public struct RetainedTextItem: Encodable, Sendable {
@@ -41,4 +54,14 @@ public struct RetainedTextItem: Encodable, Sendable {
     public var content: String
     public var keptAt: Date
     public var purgeAfter: Date
+
+    public init(messageID: String, reason: String, version: Int, role: String, content: String, keptAt: Date, purgeAfter: Date) {
+        self.messageID = messageID
+        self.reason = reason
+        self.version = version
+        self.role = role
+        self.content = content
+        self.keptAt = keptAt
+        self.purgeAfter = purgeAfter
+    }
 }

@@ -20,3 +20,16 @@ public struct RetentionCounts: Codable, Sendable, Hashable {
         self.auditEntries = auditEntries
     }
 }
+
+extension RetentionCounts {
+    /// Adds another job's counts (a thread removed inside an erasure, say).
+    public mutating func add(_ other: RetentionCounts) {
+        threads += other.threads
+        messages += other.messages
+        archivedMessages += other.archivedMessages
+        turns += other.turns
+        profiles += other.profiles
+        rateEvents += other.rateEvents
+        auditEntries += other.auditEntries
+    }
+}

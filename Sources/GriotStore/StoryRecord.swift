@@ -3,20 +3,21 @@ import GRDB
 import GriotStories
 
 /// A story row: the access columns (for SQL-side filters and operators' queries) and the
-/// whole story as JSON.
-struct StoryRecord: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "story"
+/// whole story as JSON. Both backends store this row, so a story hashes alike on either.
+public struct StoryRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
+    public static let databaseTableName = "story"
 
-    var id: String
-    var title: String
-    var privacy: String
-    var ownerUserID: String?
-    var familyGroupIDs: String
-    var document: String
-    var contentHash: String
-    var ingestedAt: Date
+    public var id: String
+    public var title: String
+    public var privacy: String
+    public var ownerUserID: String?
+    public var familyGroupIDs: String
+    public var document: String
+    /// The story's JSON and the splitter revision, hashed: a changed hash means new passages.
+    public var contentHash: String
+    public var ingestedAt: Date
 
-    init(story: Story, revision: String) throws {
+    public init(story: Story, revision: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let json = String(decoding: try encoder.encode(story), as: UTF8.self)
@@ -31,7 +32,7 @@ struct StoryRecord: Codable, FetchableRecord, PersistableRecord {
         ingestedAt = Date()
     }
 
-    func story() throws -> Story {
+    public func story() throws -> Story {
         try JSONDecoder().decode(Story.self, from: Data(document.utf8))
     }
 }

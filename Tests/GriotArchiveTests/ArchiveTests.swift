@@ -19,8 +19,8 @@ let sharedEmbedder: SentenceEmbedder = {
 }()
 
 /// An archive with the real embedder when a test is about vectors, BM25 only otherwise (faster).
-func makeArchive(_ store: StoryStore, embedding: Bool = false) throws -> StoryArchive {
-    try StoryArchive(store: store, embedder: embedding ? sharedEmbedder : nil)
+func makeArchive(_ store: SQLiteStoryStore, embedding: Bool = false) throws -> StoryArchive {
+    try StoryArchive(storage: try store.storage(), embedder: embedding ? sharedEmbedder : nil)
 }
 
 func story(_ id: String, privacy: Privacy = .public, text: String = "The levee broke at Mounds Landing and the water came up to the porch.") -> Story {
@@ -32,57 +32,57 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
     let everyone = SearchFilter(viewer: .anonymous)
     let bm25 = RetrievalSettings(mode: .lexical)
 
-    @Test func reingestingUpdatesInsteadOfDuplicating() throws {
+    @Test func reingestingUpdatesInsteadOfDuplicating() async throws {
         let archive = try makeArchive(.inMemory())
-        var summary = try archive.ingest([story("a"), story("b")])
+        var summary = try await archive.ingest([story("a"), story("b")])
         #expect(summary.added == 2)
-        let passages = try archive.store.passageCount()
+        let passages = try await archive.store.passageCount()
 
-        summary = try archive.ingest([story("a"), story("b")])
+        summary = try await archive.ingest([story("a"), story("b")])
         #expect(summary.unchanged == 2 && summary.added == 0)
-        #expect(try archive.store.storyCount() == 2)
-        #expect(try archive.store.passageCount() == passages)
+        #expect(try await archive.store.storyCount() == 2)
+        #expect(try await archive.store.passageCount() == passages)
 
-        summary = try archive.ingest([story("a", text: "A different telling: two nights on the church roof.")])
+        summary = try await archive.ingest([story("a", text: "A different telling: two nights on the church roof.")])
         #expect(summary.updated == 1)
-        #expect(try archive.store.storyCount() == 2)
-        #expect(try archive.search("roof", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["a"])
-        #expect(try archive.search("porch", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["b"])
+        #expect(try await archive.store.storyCount() == 2)
+        #expect(try await archive.search("roof", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["a"])
+        #expect(try await archive.search("porch", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["b"])
     }
 
-    @Test func deleteRemovesTheStoryAndItsPassages() throws {
+    @Test func deleteRemovesTheStoryAndItsPassages() async throws {
         let archive = try makeArchive(.inMemory())
-        try archive.ingest([story("a"), story("b")])
-        #expect(try archive.delete(storyID: "a"))
-        #expect(try archive.store.story(id: "a") == nil)
-        #expect(try archive.store.passages(storyID: "a").isEmpty)
-        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["b"])
-        #expect(try !archive.delete(storyID: "a"))
+        try await archive.ingest([story("a"), story("b")])
+        #expect(try await archive.delete(storyID: "a"))
+        #expect(try await archive.store.story(id: "a") == nil)
+        #expect(try await archive.store.passages(storyID: "a").isEmpty)
+        #expect(try await archive.search("levee", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["b"])
+        #expect(try await !archive.delete(storyID: "a"))
     }
 
-    @Test func aPrivacyChangeByReingestTakesEffectOnTheNextSearch() throws {
+    @Test func aPrivacyChangeByReingestTakesEffectOnTheNextSearch() async throws {
         let archive = try makeArchive(.inMemory())
-        try archive.ingest([story("a")])
-        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.count == 1)
-        try archive.ingest([story("a", privacy: .familyOnly)])
-        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.isEmpty)
-        #expect(try archive.search("levee", filter: SearchFilter(viewer: Viewer(userID: "u-x", familyGroupIDs: ["fam-carter"])), settings: bm25).results.count == 1)
+        try await archive.ingest([story("a")])
+        #expect(try await archive.search("levee", filter: everyone, settings: bm25).results.count == 1)
+        try await archive.ingest([story("a", privacy: .familyOnly)])
+        #expect(try await archive.search("levee", filter: everyone, settings: bm25).results.isEmpty)
+        #expect(try await archive.search("levee", filter: SearchFilter(viewer: Viewer(userID: "u-x", familyGroupIDs: ["fam-carter"])), settings: bm25).results.count == 1)
     }
 
-    @Test func aRestartRebuildsTheSameIndexFromSQLite() throws {
+    @Test func aRestartRebuildsTheSameIndexFromSQLite() async throws {
         let path = temporaryDatabase()
-        let first = try makeArchive(StoryStore(path: path), embedding: true)
-        try first.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
-        let before = try first.search("sweet potato pie", filter: everyone).results.map { "\($0.passage.id) \($0.score)" }
+        let first = try makeArchive(SQLiteStoryStore(path: path), embedding: true)
+        try await first.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
+        let before = try await first.search("sweet potato pie", filter: everyone).results.map { "\($0.passage.id) \($0.score)" }
         #expect(!before.isEmpty)
         // Every passage has a vector, recorded with the model that made it.
-        #expect(try first.store.embeddingCounts() == [sharedEmbedder.modelID: first.store.passageCount()])
-        let second = try makeArchive(StoryStore(path: path), embedding: true)
-        #expect(try second.search("sweet potato pie", filter: everyone).results.map { "\($0.passage.id) \($0.score)" } == before)
-        #expect(try second.indexedPassageCount() == first.indexedPassageCount())
+        #expect(try await first.store.embeddingCounts() == [sharedEmbedder.modelID: first.store.passageCount()])
+        let second = try makeArchive(SQLiteStoryStore(path: path), embedding: true)
+        #expect(try await second.search("sweet potato pie", filter: everyone).results.map { "\($0.passage.id) \($0.score)" } == before)
+        #expect(try await second.indexedPassageCount() == first.indexedPassageCount())
     }
 
-    @Test func badStoriesInAFileStoreNothingOfThemselves() throws {
+    @Test func badStoriesInAFileStoreNothingOfThemselves() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("griot-ingest-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let lines = [
@@ -99,98 +99,98 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
         let batch = StoryFiles.read([directory.path])
         #expect(batch.rejectedCount == 3)
         let archive = try makeArchive(.inMemory())
-        try archive.ingest(batch.stories)
-        #expect(try archive.store.allStories().map(\.artifactID) == ["good"])
-        #expect(try archive.store.allPassages().allSatisfy { $0.storyID == "good" })
-        #expect(try archive.search("stored", filter: everyone, settings: bm25).results.isEmpty)
+        try await archive.ingest(batch.stories)
+        #expect(try await archive.store.allStories().map(\.artifactID) == ["good"])
+        #expect(try await archive.store.allPassages().allSatisfy { $0.storyID == "good" })
+        #expect(try await archive.search("stored", filter: everyone, settings: bm25).results.isEmpty)
     }
 
-    @Test func aFiveMegabyteTranscriptIsIngestedAndSearchable() throws {
+    @Test func aFiveMegabyteTranscriptIsIngestedAndSearchable() async throws {
         let sentence = "Octavia stirred the roux until it was dark as chocolate and then she added the filé. "
         let text = String(repeating: sentence, count: 5_000_000 / sentence.utf8.count + 1) + "At the very end she sang Jolie Blonde."
         let archive = try makeArchive(.inMemory())
-        try archive.ingest([story("long", text: text)])
-        #expect(try archive.store.passageCount() > 3_000)
-        let best = try #require(try archive.search("Jolie Blonde", filter: everyone, settings: bm25).results.first)
+        try await archive.ingest([story("long", text: text)])
+        #expect(try await archive.store.passageCount() > 3_000)
+        let best = try #require(try await archive.search("Jolie Blonde", filter: everyone, settings: bm25).results.first)
         #expect(best.snippet.marked().contains("**Jolie** **Blonde**"), "\(best.snippet.marked())")
     }
-    @Test func anUpdatedStoryKeepsAVectorForEveryPassage() throws {
+    @Test func anUpdatedStoryKeepsAVectorForEveryPassage() async throws {
         let archive = try makeArchive(.inMemory(), embedding: true)
         let long = (1...60).map { "Sentence \($0) of the telling, about the levee and the camp." }.joined(separator: " ")
-        try archive.ingest([story("a", text: long)])
+        try await archive.ingest([story("a", text: long)])
         let model = sharedEmbedder.modelID
-        #expect(try archive.store.embeddingCounts() == [model: archive.store.passageCount()])
+        #expect(try await archive.store.embeddingCounts() == [model: archive.store.passageCount()])
         var changed = story("a", text: long + " One more sentence at the end.")
         changed.title = "Retitled"
-        #expect(try archive.ingest([changed]).updated == 1)
-        #expect(try archive.store.embeddingCounts() == [model: archive.store.passageCount()])
-        #expect(try archive.search("levee camp", filter: everyone, settings: RetrievalSettings(mode: .dense)).results.count > 1)
+        #expect(try await archive.ingest([changed]).updated == 1)
+        #expect(try await archive.store.embeddingCounts() == [model: archive.store.passageCount()])
+        #expect(try await archive.search("levee camp", filter: everyone, settings: RetrievalSettings(mode: .dense)).results.count > 1)
     }
 
-    @Test func deleteThenReingestBringsTheStoryBack() throws {
+    @Test func deleteThenReingestBringsTheStoryBack() async throws {
         let archive = try makeArchive(.inMemory())
-        try archive.ingest([story("a")])
-        _ = try archive.search("levee", filter: everyone, settings: bm25)  // the index is live from here on
-        try archive.delete(storyID: "a")
-        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.isEmpty)
-        let summary = try archive.ingest([story("a")])
+        try await archive.ingest([story("a")])
+        _ = try await archive.search("levee", filter: everyone, settings: bm25)  // the index is live from here on
+        try await archive.delete(storyID: "a")
+        #expect(try await archive.search("levee", filter: everyone, settings: bm25).results.isEmpty)
+        let summary = try await archive.ingest([story("a")])
         #expect(summary.added == 1)
-        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["a"])
+        #expect(try await archive.search("levee", filter: everyone, settings: bm25).results.map(\.passage.storyID) == ["a"])
     }
 
-    @Test func theLiveIndexEqualsOneRebuiltFromTheDatabaseAfterUpdatesAndDeletes() throws {
+    @Test func theLiveIndexEqualsOneRebuiltFromTheDatabaseAfterUpdatesAndDeletes() async throws {
         let path = temporaryDatabase()
-        let live = try makeArchive(StoryStore(path: path), embedding: true)
+        let live = try makeArchive(SQLiteStoryStore(path: path), embedding: true)
         let corpus = StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories
-        try live.ingest(corpus)
-        _ = try live.search("pie", filter: everyone)
-        for story in corpus.prefix(10) { try live.delete(storyID: story.artifactID) }
+        try await live.ingest(corpus)
+        _ = try await live.search("pie", filter: everyone)
+        for story in corpus.prefix(10) { try await live.delete(storyID: story.artifactID) }
         var changed = corpus[20]
         changed.privacy = .public
         changed.title = "A new title"
-        try live.ingest([changed] + corpus.prefix(5))
-        let rebuilt = try makeArchive(StoryStore(path: path), embedding: true)
+        try await live.ingest([changed] + corpus.prefix(5))
+        let rebuilt = try makeArchive(SQLiteStoryStore(path: path), embedding: true)
         let viewer = SearchFilter(viewer: Viewer(userID: "u-ruth-carter", familyGroupIDs: ["fam-carter", "fam-odom"]))
         for query in ["sweet potato pie", "train north", "church choir", "shipyard", "fire hoses", "a new title"] {
-            let a = try live.search(query, filter: viewer, k: 20).results.map { "\($0.passage.id) \($0.score) \($0.storyTitle)" }
-            let b = try rebuilt.search(query, filter: viewer, k: 20).results.map { "\($0.passage.id) \($0.score) \($0.storyTitle)" }
+            let a = try await live.search(query, filter: viewer, k: 20).results.map { "\($0.passage.id) \($0.score) \($0.storyTitle)" }
+            let b = try await rebuilt.search(query, filter: viewer, k: 20).results.map { "\($0.passage.id) \($0.score) \($0.storyTitle)" }
             #expect(a == b, "\(query)")
         }
     }
 
     @Test func concurrentIngestsLeaveTheIndexAsTheDatabaseSaysIt() async throws {
         let path = temporaryDatabase()
-        let archive = try makeArchive(StoryStore(path: path))
-        try archive.ingest([story("contested")])
-        _ = try archive.search("levee", filter: everyone, settings: bm25)
+        let archive = try makeArchive(SQLiteStoryStore(path: path))
+        try await archive.ingest([story("contested")])
+        _ = try await archive.search("levee", filter: everyone, settings: bm25)
         await withTaskGroup(of: Void.self) { group in
             for round in 0..<40 {
                 group.addTask {
                     let privacy: Privacy = round % 2 == 0 ? .private : .public
-                    _ = try? archive.ingest([story("contested", privacy: privacy, text: "The levee broke, telling number \(round).")])
+                    _ = try? await archive.ingest([story("contested", privacy: privacy, text: "The levee broke, telling number \(round).")])
                 }
             }
         }
-        let rebuilt = try makeArchive(StoryStore(path: path))
-        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.map(\.passage.id) == rebuilt.search("levee", filter: everyone, settings: bm25).results.map(\.passage.id))
-        let stored = try #require(try archive.store.story(id: "contested"))
-        #expect(try archive.search("levee", filter: everyone, settings: bm25).results.isEmpty == (stored.privacy == .private))
+        let rebuilt = try makeArchive(SQLiteStoryStore(path: path))
+        #expect(try await archive.search("levee", filter: everyone, settings: bm25).results.map(\.passage.id) == rebuilt.search("levee", filter: everyone, settings: bm25).results.map(\.passage.id))
+        let stored = try #require(try await archive.store.story(id: "contested"))
+        #expect(try await archive.search("levee", filter: everyone, settings: bm25).results.isEmpty == (stored.privacy == .private))
     }
 
-    @Test func aStoppedIngestSaysHowFarItGotAndRerunningFinishesIt() throws {
+    @Test func aStoppedIngestSaysHowFarItGotAndRerunningFinishesIt() async throws {
         let archive = try makeArchive(.inMemory())
-        try archive.store.writer.write { db in
+        try await (archive.store as! SQLiteStoryStore).writer.write { db in
             try db.execute(sql: "CREATE TRIGGER full_disk BEFORE INSERT ON story WHEN NEW.id = 'c' BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
         }
         let stories = ["a", "b", "c", "d"].map { story($0) }
-        let error = try #require(throws: IngestInterrupted.self) { try archive.ingest(stories, batchSize: 1) }
+        let error = try await #require(throws: IngestInterrupted.self) { try await archive.ingest(stories, batchSize: 1) }
         #expect(error.description.contains("after storing 2 of 4 stories"))
         #expect(error.description.contains("disk full (simulated)"))
         #expect(error.description.contains("running the same command again is safe"))
-        #expect(try archive.store.allStories().map(\.artifactID) == ["a", "b"])
+        #expect(try await archive.store.allStories().map(\.artifactID) == ["a", "b"])
 
-        try archive.store.writer.write { db in try db.execute(sql: "DROP TRIGGER full_disk") }
-        let summary = try archive.ingest(stories, batchSize: 1)
+        try await (archive.store as! SQLiteStoryStore).writer.write { db in try db.execute(sql: "DROP TRIGGER full_disk") }
+        let summary = try await archive.ingest(stories, batchSize: 1)
         #expect(summary.unchanged == 2 && summary.added == 2)
     }
 }

@@ -56,7 +56,7 @@ import Testing
         #expect(batch.warnings.isEmpty)
     }
 
-    @Test func aRejectedLastCopyStoresNothingOfThatStory() throws {
+    @Test func aRejectedLastCopyStoresNothingOfThatStory() async throws {
         let file = try write("privacy.jsonl", [
             #"{"artifact_id": "x", "title": "T", "privacy": "public", "transcript": "We kept the deed in the Bible."}"#,
             #"{"artifact_id": "x", "title": "T", "privacy": "Family Only", "transcript": "We kept the deed in the Bible."}"#,
@@ -64,8 +64,8 @@ import Testing
         let batch = StoryFiles.read([file])
         #expect(batch.stories.isEmpty)
         #expect(batch.rejectedCount == 2)
-        let archive = try StoryArchive(store: .inMemory())
-        try archive.ingest(batch.stories)
-        #expect(try archive.store.storyCount() == 0)
+        let archive = try StoryArchive(storage: .inMemory())
+        try await archive.ingest(batch.stories)
+        #expect(try await archive.store.storyCount() == 0)
     }
 }

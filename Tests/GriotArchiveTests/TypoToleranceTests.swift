@@ -10,13 +10,13 @@ import Testing
     /// Two sets: ours, and a harder one written independently (TypoQueries.swift), whose
     /// topical hints are words many stories share, so that the name must pick the story.
     @Test(arguments: ["ours", "independent"])
-    func misspeltNamesAndPlacesFindTheirStoryInTheTopFive(set: String) throws {
+    func misspeltNamesAndPlacesFindTheirStoryInTheTopFive(set: String) async throws {
         let misspeltQueries = set == "ours" ? misspeltQueries : typoQueries
         #expect(misspeltQueries.count >= 30)
         let stories = StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories
         let byID = Dictionary(uniqueKeysWithValues: stories.map { ($0.artifactID, $0) })
         let archive = try makeArchive(.inMemory(), embedding: true)
-        try archive.ingest(stories)
+        try await archive.ingest(stories)
         var found = 0
         var misses: [String] = []
         // The BM25 arm alone, with and without expansion: what spelling tolerance itself adds.
@@ -25,14 +25,14 @@ import Testing
             let story = try #require(byID[storyID], "no demo story \(storyID)")
             // Search as someone who may see the story: its owner, in its families.
             let filter = SearchFilter(viewer: Viewer(userID: story.ownerUserID, familyGroupIDs: Set(story.familyGroupIDs)))
-            let top = try archive.search(query, filter: filter, k: 5).results.map(\.passage.storyID)
+            let top = try await archive.search(query, filter: filter, k: 5).results.map(\.passage.storyID)
             if top.contains(storyID) { found += 1 } else { misses.append("\(query) → \(top)") }
-            func lexicalFinds(_ expands: Bool) throws -> Bool {
+            func lexicalFinds(_ expands: Bool) async throws -> Bool {
                 let settings = RetrievalSettings(mode: .lexical, expandsSpelling: expands)
-                return try archive.search(query, filter: filter, k: 5, settings: settings).results.contains { $0.passage.storyID == storyID }
+                return try await archive.search(query, filter: filter, k: 5, settings: settings).results.contains { $0.passage.storyID == storyID }
             }
-            if try lexicalFinds(true) { lexical.withExpansion += 1 }
-            if try lexicalFinds(false) { lexical.without += 1 }
+            if try await lexicalFinds(true) { lexical.withExpansion += 1 }
+            if try await lexicalFinds(false) { lexical.without += 1 }
         }
         let rate = Double(found) / Double(misspeltQueries.count)
         print("typo queries (\(set)): \(found)/\(misspeltQueries.count) in the top 5 (hybrid); BM25 alone \(lexical.withExpansion) with spelling expansion, \(lexical.without) without; misses: \(misses)")
@@ -40,10 +40,10 @@ import Testing
         #expect(lexical.withExpansion > lexical.without)
     }
 
-    @Test func eachMisspellingAloneIsExpandedToTheNameItMeans() throws {
+    @Test func eachMisspellingAloneIsExpandedToTheNameItMeans() async throws {
         let stories = StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories
         let archive = try makeArchive(.inMemory())
-        try archive.ingest(stories)
+        try await archive.ingest(stories)
         let byID = Dictionary(uniqueKeysWithValues: stories.map { ($0.artifactID, $0) })
         let analyzer = TextAnalyzer()
         var understood = 0
@@ -51,7 +51,7 @@ import Testing
         for ((misspelt, meant), (_, storyID)) in zip(misspeltNames, misspeltQueries) {
             let story = byID[storyID]!
             let owner = SearchFilter(viewer: Viewer(userID: story.ownerUserID, familyGroupIDs: Set(story.familyGroupIDs)))
-            let outcome = try archive.search(misspelt, filter: owner, k: 10, settings: RetrievalSettings(mode: .lexical))
+            let outcome = try await archive.search(misspelt, filter: owner, k: 10, settings: RetrievalSettings(mode: .lexical))
             let wanted = Set(analyzer.terms(in: meant))
             // Either stemming already maps the misspelling onto the name, or an expansion does.
             if wanted.isSubset(of: analyzer.terms(in: misspelt)) || outcome.spellingExpansions.values.contains(where: { !wanted.isDisjoint(with: $0) }) {
@@ -64,27 +64,27 @@ import Testing
         #expect(Double(understood) >= 0.9 * Double(misspeltNames.count), "\(missed)")
     }
 
-    @Test func anExactSpellingOutranksAnExpansion() throws {
+    @Test func anExactSpellingOutranksAnExpansion() async throws {
         let archive = try makeArchive(.inMemory())
-        try archive.ingest([
+        try await archive.ingest([
             story("exact", text: "We took the train to Chicago in the winter."),
             story("other", text: "Nothing about trains here, only the river."),
         ])
-        let results = try archive.search("Chicago", filter: SearchFilter(viewer: .anonymous), settings: RetrievalSettings(mode: .lexical))
+        let results = try await archive.search("Chicago", filter: SearchFilter(viewer: .anonymous), settings: RetrievalSettings(mode: .lexical))
         #expect(results.results.map(\.passage.storyID) == ["exact"])
         #expect(results.spellingExpansions.isEmpty)
-        let misspelt = try archive.search("Chicaga", filter: SearchFilter(viewer: .anonymous), settings: RetrievalSettings(mode: .lexical))
+        let misspelt = try await archive.search("Chicaga", filter: SearchFilter(viewer: .anonymous), settings: RetrievalSettings(mode: .lexical))
         #expect(misspelt.results.first?.passage.storyID == "exact")
         #expect(misspelt.spellingExpansions == ["chicaga": ["chicago"]])
     }
 
-    @Test func expansionsNeverNameAWordOnlyAHiddenStoryHas() throws {
+    @Test func expansionsNeverNameAWordOnlyAHiddenStoryHas() async throws {
         let archive = try makeArchive(.inMemory())
-        try archive.ingest([
+        try await archive.ingest([
             story("hidden", privacy: .private, text: "Okonkwo kept the ledger."),
             story("open", text: "The ledger was kept at the church."),
         ])
-        let outcome = try archive.search("Okonkwa ledger", filter: SearchFilter(viewer: .anonymous), settings: RetrievalSettings(mode: .lexical))
+        let outcome = try await archive.search("Okonkwa ledger", filter: SearchFilter(viewer: .anonymous), settings: RetrievalSettings(mode: .lexical))
         #expect(outcome.results.map(\.passage.storyID) == ["open"])
         #expect(outcome.spellingExpansions.isEmpty)
     }

@@ -78,14 +78,14 @@ import Testing
             #expect(asked.output.contains("\"event\":\"citation\""))
             #expect(asked.output.contains("[ADDRESS]") && asked.output.contains("[PHONE]"))
 
-            let chats = try ChatStore(writer: StoryStore(path: sandbox.database).writer)
+            let chats = try SQLiteChatStore(writer: SQLiteStoryStore(path: sandbox.database).writer)
             let meta = try #require(asked.output.split(separator: "\n").first { $0.contains("\"event\":\"meta\"") })
             let object = try #require(try JSONSerialization.jsonObject(with: Data(meta.utf8)) as? [String: Any])
             let threadID = try #require((object["data"] as? [String: Any])?["thread_id"] as? String)
-            let turn = try #require(try chats.turns(threadID: threadID).first)
+            let turn = try #require(try await chats.turns(threadID: threadID).first)
             for secret in secrets { #expect(!turn.snapshot.contains(secret), "the snapshot holds \(secret)") }
             let replyID = try #require(turn.assistantMessageID)
-            let stored = try #require(try chats.message(id: replyID))
+            let stored = try #require(try await chats.message(id: replyID))
             #expect(stored.content.contains("[PHONE]"))
             for secret in secrets { #expect(!stored.content.contains(secret), "the stored reply holds \(secret)") }
 
@@ -135,11 +135,11 @@ import Testing
             #expect(server.requests.count == 2)
 
             // The stored verdict says why nothing was flagged.
-            let chats = try ChatStore(writer: StoryStore(path: sandbox.database).writer)
+            let chats = try SQLiteChatStore(writer: SQLiteStoryStore(path: sandbox.database).writer)
             let meta = try #require(archive.output.split(separator: "\n").first { $0.contains("\"event\":\"meta\"") })
             let object = try #require(try JSONSerialization.jsonObject(with: Data(meta.utf8)) as? [String: Any])
             let turnID = try #require((object["data"] as? [String: Any])?["turn_id"] as? String)
-            let copyright = try #require(try chats.verdicts(turnID: turnID).first { $0.stage == "copyright" })
+            let copyright = try #require(try await chats.verdicts(turnID: turnID).first { $0.stage == "copyright" })
             #expect(copyright.decision == "allow")
             #expect(copyright.reason.contains("public-domain passage"), "\(copyright.reason)")
         }

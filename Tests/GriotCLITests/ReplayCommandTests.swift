@@ -26,7 +26,7 @@ import Testing
         return try #require((object["data"] as? [String: Any])?["turn_id"] as? String)
     }
 
-    @Test func replayReportsWhatAnotherPromptVersionChanges() throws {
+    @Test func replayReportsWhatAnotherPromptVersionChanges() async throws {
         let sandbox = try GriotSandbox()
         let environment = ["GRIOT_PROMPTS": try prompts(in: sandbox)]
         #expect(try sandbox.run(["ingest", try sandbox.write("story.json", story)]).status == 0)
@@ -53,7 +53,7 @@ import Testing
         #expect(changed.output.contains("[-"))
 
         // Each replay is audited on the conversation's owner, with the operating-system user who ran it.
-        let replays = try ChatStore(writer: StoryStore(path: sandbox.database).writer).auditEntries(AuditFilter(actions: [.turnReplay]))
+        let replays = try await SQLiteChatStore(writer: SQLiteStoryStore(path: sandbox.database).writer).auditEntries(AuditFilter(actions: [.turnReplay]))
         #expect(replays.count == 2)
         #expect(replays.allSatisfy { $0.actorID?.hasPrefix("os:") == true && $0.actorID != "os:" }, "\(replays.map(\.actorID))")
 

@@ -13,7 +13,7 @@ let stranger = Viewer(userID: "u-visitor")
 /// The offline extractive responder over the demo corpus, through the whole pipeline.
 @Suite struct ExtractiveAnswerTests {
     func ask(_ question: String, as viewer: Viewer) async throws -> [TurnEvent] {
-        let engine = try makeEngine()
+        let engine = try await makeEngine()
         return await events(of: try engine.startTurn(TurnRequest(message: question, viewer: viewer)))
     }
 
@@ -72,9 +72,9 @@ let stranger = Viewer(userID: "u-visitor")
         let events = try await ask("What happened in Greenville, Mississippi?", as: carterFamily)
         #expect(!events.citations.isEmpty)
         for citation in events.citations {
-            let passage = try #require(try demoArchive.store.passage(id: citation.passageID))
+            let passage = try #require(try await demoArchive.store.passage(id: citation.passageID))
             #expect(passage.text.contains(citation.quote))
-            let story = try #require(try demoArchive.store.story(id: citation.storyID))
+            let story = try #require(try await demoArchive.store.story(id: citation.storyID))
             let scalars = Array(story.transcript.text.unicodeScalars)
             let quoted = String(String.UnicodeScalarView(scalars[citation.quoteStart..<citation.quoteEnd]))
             #expect(quoted.trimmingCharacters(in: .whitespacesAndNewlines) == citation.quote)
@@ -86,25 +86,32 @@ let stranger = Viewer(userID: "u-visitor")
 @Suite struct TurnPipelineTests {
     @Test func theUserMessageIsStoredBeforeTheModelIsCalled() async throws {
         let provider = ScriptedProvider(pieces: ["Hello."])
-        let engine = try makeEngine(provider: provider)
+        let engine = try await makeEngine(provider: provider)
         let seen = LockedBox<[MessageRecord]>([])
+        // The provider is called on the turn's task: a blocking read there stands for the
+        // messages as stored when the model is called.
         provider.onStart = { request in
-            let thread = try! engine.chats.threads(userID: "u-visitor", assistant: "griot").first!
-            seen.value = try! engine.chats.recentMessages(threadID: thread.id, limit: 10)
+            let done = DispatchSemaphore(value: 0)
+            Task.detached {
+                let thread = try! await engine.chats.threads(userID: "u-visitor", assistant: "griot").first!
+                seen.value = try! await engine.chats.recentMessages(threadID: thread.id, limit: 10)
+                done.signal()
+            }
+            done.wait()
         }
-        let turn = try engine.startTurn(TurnRequest(message: "Who sang in the choir?", viewer: stranger))
+        let turn = try await engine.startTurn(TurnRequest(message: "Who sang in the choir?", viewer: stranger))
         _ = await events(of: turn)
         #expect(seen.value.first?.role == .user)
         #expect(seen.value.first?.content == "Who sang in the choir?")
         #expect(seen.value.last?.status == .streaming, "the reply is marked streaming while the model writes")
-        let reply = try #require(try engine.chats.message(id: turn.replyMessageID))
+        let reply = try #require(try await engine.chats.message(id: turn.replyMessageID))
         #expect(reply.status == .complete && reply.content == "Hello.")
     }
 
     @Test func stopCancelsTheUpstreamAndStoresThePartialReplyMarkedStopped() async throws {
         let provider = ScriptedProvider(pieces: (0..<400).map { "word\($0) " }, delay: .milliseconds(5))
-        let engine = try makeEngine(provider: provider)
-        let turn = try engine.startTurn(TurnRequest(message: "Tell me everything about the flood", viewer: carterFamily))
+        let engine = try await makeEngine(provider: provider)
+        let turn = try await engine.startTurn(TurnRequest(message: "Tell me everything about the flood", viewer: carterFamily))
         var collected: [TurnEvent] = []
         var stopped: ContinuousClock.Instant?
         for await event in turn.events {
@@ -117,7 +124,7 @@ let stranger = Viewer(userID: "u-visitor")
         let took = ContinuousClock.now - (stopped ?? .now)
         #expect(took < .milliseconds(500), "stop takes effect at once, not after the rest of the 2 s stream (\(took))")
         #expect(collected.done?.status == .stopped)
-        let reply = try #require(try engine.chats.message(id: turn.replyMessageID))
+        let reply = try #require(try await engine.chats.message(id: turn.replyMessageID))
         #expect(reply.status == .stopped)
         #expect(reply.content.hasPrefix("word0 word1"))
         #expect(!reply.content.contains("word399"))
@@ -125,12 +132,12 @@ let stranger = Viewer(userID: "u-visitor")
 
     @Test func aFailureMidStreamStoresThePartialReplyMarkedFailed() async throws {
         let provider = ScriptedProvider(pieces: (0..<60).map { "token\($0) " }, failAfter: 45)
-        let engine = try makeEngine(provider: provider)
-        let turn = try engine.startTurn(TurnRequest(message: "Tell me about the choir", viewer: stranger))
+        let engine = try await makeEngine(provider: provider)
+        let turn = try await engine.startTurn(TurnRequest(message: "Tell me about the choir", viewer: stranger))
         let events = await events(of: turn)
         #expect(events.failure?.code == "provider_error")
         #expect(events.done?.status == .failed)
-        let reply = try #require(try engine.chats.message(id: turn.replyMessageID))
+        let reply = try #require(try await engine.chats.message(id: turn.replyMessageID))
         #expect(reply.status == .failed)
         #expect(reply.content.hasPrefix("token0 ") && reply.content.contains("token44 "))
         // Stored with our own words (shown to the user later); the cause is only in the log.
@@ -141,7 +148,7 @@ let stranger = Viewer(userID: "u-visitor")
 
     @Test func anOpenBreakerFailsTheTurnFastWithAIUnavailable() async throws {
         let provider = ScriptedProvider(pieces: ["never"], failAfter: 0, failure: .circuitOpen(provider: "openai", retryAfterSeconds: 90))
-        let engine = try makeEngine(provider: provider)
+        let engine = try await makeEngine(provider: provider)
         let events = await events(of: try engine.startTurn(TurnRequest(message: "Who was Tad?", viewer: stranger)))
         #expect(events.failure?.code == "ai_unavailable")
         #expect(events.failure?.message.hasPrefix("AI temporarily unavailable") == true)
@@ -150,7 +157,7 @@ let stranger = Viewer(userID: "u-visitor")
 
     @Test func theFirstDeltaGoesOutAtOnceThenDeltasCarryAboutTwentyTokensAndMarkersStayWhole() async throws {
         let counter = try TokenCounters.bytePair.counter(for: "o200k_base")
-        let engine = try makeEngine()
+        let engine = try await makeEngine()
         let events = await events(of: try engine.startTurn(TurnRequest(message: "Who was Octavia Batiste?", viewer: stranger)))
         let deltas = events.deltas
         #expect(deltas.count > 3)
@@ -164,24 +171,24 @@ let stranger = Viewer(userID: "u-visitor")
 
     @Test func aThreadContinuesWithItsHistoryAndBelongsToItsOwner() async throws {
         let provider = ScriptedProvider(pieces: ["First answer."])
-        let engine = try makeEngine(provider: provider)
-        let first = try engine.startTurn(TurnRequest(message: "Who was Ida Mae?", viewer: carterFamily))
+        let engine = try await makeEngine(provider: provider)
+        let first = try await engine.startTurn(TurnRequest(message: "Who was Ida Mae?", viewer: carterFamily))
         _ = await events(of: first)
-        let second = try engine.startTurn(TurnRequest(message: "And her husband?", viewer: carterFamily, threadID: first.threadID))
+        let second = try await engine.startTurn(TurnRequest(message: "And her husband?", viewer: carterFamily, threadID: first.threadID))
         _ = await events(of: second)
         let messages = provider.requests[1].messages
         #expect(messages.contains { $0.role == .user && $0.content == "Who was Ida Mae?" })
         #expect(messages.contains { $0.role == .assistant && $0.content == "First answer." })
         #expect(messages.last == ChatMessage(role: .user, content: "And her husband?"))
-        #expect(throws: ChatError.self) {
-            try engine.startTurn(TurnRequest(message: "Let me in", viewer: stranger, threadID: first.threadID))
+        await #expect(throws: ChatError.self) {
+            try await engine.startTurn(TurnRequest(message: "Let me in", viewer: stranger, threadID: first.threadID))
         }
     }
 
     @Test func theRequestCarriesTheVersionedPromptPassagesAndLedger() async throws {
         let provider = ScriptedProvider(pieces: ["Answer [1]."])
-        let engine = try makeEngine(provider: provider)
-        let turn = try engine.startTurn(TurnRequest(message: "What happened at the levee in 1927?", viewer: carterFamily, userName: "Ruth"))
+        let engine = try await makeEngine(provider: provider)
+        let turn = try await engine.startTurn(TurnRequest(message: "What happened at the levee in 1927?", viewer: carterFamily, userName: "Ruth"))
         let events = await events(of: turn)
         let request = try #require(provider.requests.first)
         #expect(request.messages[0].content.contains("You are the Griot, the keeper of the Carter family stories"))
@@ -193,7 +200,7 @@ let stranger = Viewer(userID: "u-visitor")
         #expect(ledger.total <= 4000)
         #expect(events.meta?.promptVersion == 1)
         #expect(events.meta?.promptHash == shippedPrompts.assistants["griot"]?.versions[1]?.textHash)
-        let stored = try #require(try engine.chats.turn(id: turn.id))
+        let stored = try #require(try await engine.chats.turn(id: turn.id))
         #expect(stored.promptVersion == 1 && stored.promptHash.hasPrefix("sha256:"))
         #expect(stored.snapshot.contains("\"ledger\"") && stored.snapshot.contains("carter-1927-flood"))
         #expect(events.citations.first?.number == 1)
@@ -201,7 +208,7 @@ let stranger = Viewer(userID: "u-visitor")
 
     @Test func slashCommandsPickThePromptVariantAndSendChips() async throws {
         let provider = ScriptedProvider(pieces: ["Quiz time."])
-        let engine = try makeEngine(provider: provider)
+        let engine = try await makeEngine(provider: provider)
         let events = await events(of: try engine.startTurn(TurnRequest(message: "/quiz the Pullman porters", viewer: stranger)))
         #expect(events.chips?.active == "quiz")
         #expect(Set(events.chips?.available ?? []) == ["/quiz", "/summary", "/resources"])
@@ -213,7 +220,7 @@ let stranger = Viewer(userID: "u-visitor")
 
     @Test func aConfidentLanguageIsAskedForInTheSystemPrompt() async throws {
         let provider = ScriptedProvider(pieces: ["Hola."])
-        let engine = try makeEngine(provider: provider)
+        let engine = try await makeEngine(provider: provider)
         let events = await events(of: try engine.startTurn(TurnRequest(message: "¿Quién era mi bisabuela y dónde creció?", viewer: stranger)))
         #expect(events.meta?.language == "es")
         #expect(provider.requests.first?.messages[0].content.contains("Write your reply in Spanish.") == true)
@@ -221,13 +228,13 @@ let stranger = Viewer(userID: "u-visitor")
 
     @Test func theCoachFollowsTheCoursesInstructionsAndRole() async throws {
         let provider = ScriptedProvider(pieces: ["Let's look at that."])
-        let engine = try makeEngine(provider: provider)
-        try engine.chats.saveCourse(CourseRecord(id: "course-7", title: "Leading From Within", summary: "Six weeks on values-based leadership.",
+        let engine = try await makeEngine(provider: provider)
+        try await engine.chats.saveCourse(CourseRecord(id: "course-7", title: "Leading From Within", summary: "Six weeks on values-based leadership.",
                                                  customInstructions: "Always end with one question about the week's practice."))
-        try engine.chats.saveProfile(ProfileRecord(userID: "u-client-1", displayName: "Maya", bio: "Nurse manager, two teenagers."))
+        try await engine.chats.saveProfile(ProfileRecord(userID: "u-client-1", displayName: "Maya", bio: "Nurse manager, two teenagers."))
         let request = TurnRequest(assistant: "coach", message: "I keep putting off the hard conversation with my team.",
                                   viewer: Viewer(userID: "u-client-1"), courseID: "course-7", role: "client")
-        let first = try engine.startTurn(request)
+        let first = try await engine.startTurn(request)
         _ = await events(of: first)
         let system = try #require(provider.requests.first?.messages[0].content)
         #expect(system.contains("Leading From Within"))
@@ -237,16 +244,16 @@ let stranger = Viewer(userID: "u-visitor")
         #expect(system.contains("Six weeks on values-based leadership."))
         #expect(system.contains("Maya"))
         // The same user and course get the same thread.
-        let again = try engine.startTurn(request)
+        let again = try await engine.startTurn(request)
         #expect(again.threadID == first.threadID)
         _ = await events(of: again)
     }
 
-    @Test func anEmptyMessageOrUnknownAssistantIsRefusedBeforeAnythingIsStored() throws {
-        let engine = try makeEngine()
-        #expect(throws: ChatError.self) { try engine.startTurn(TurnRequest(message: "   ", viewer: stranger)) }
-        #expect(throws: ChatError.self) { try engine.startTurn(TurnRequest(assistant: "oracle", message: "Hi", viewer: stranger)) }
-        #expect(try engine.chats.threads(userID: "u-visitor", assistant: "griot").isEmpty)
+    @Test func anEmptyMessageOrUnknownAssistantIsRefusedBeforeAnythingIsStored() async throws {
+        let engine = try await makeEngine()
+        await #expect(throws: ChatError.self) { try await engine.startTurn(TurnRequest(message: "   ", viewer: stranger)) }
+        await #expect(throws: ChatError.self) { try await engine.startTurn(TurnRequest(assistant: "oracle", message: "Hi", viewer: stranger)) }
+        #expect(try await engine.chats.threads(userID: "u-visitor", assistant: "griot").isEmpty)
     }
 }
 

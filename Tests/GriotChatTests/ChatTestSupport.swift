@@ -11,19 +11,21 @@ import Testing
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// The demo corpus, embedded once for the whole test run.
-let demoArchive: StoryArchive = {
-    let archive = try! StoryArchive(store: .inMemory(), embedder: try! SentenceEmbedder())
-    _ = try! archive.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
+let demoArchiveLoad = Task {
+    let archive = try! StoryArchive(storage: .inMemory(), embedder: try! SentenceEmbedder())
+    _ = try! await archive.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
     return archive
-}()
+}
+/// Waits for `demoArchiveLoad` (built once, by the first test that asks).
+var demoArchive: StoryArchive { get async { await demoArchiveLoad.value } }
 
 let shippedPrompts = try! PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts"))
 
 /// A fresh engine over the shared corpus, with its own chat database.
-func makeEngine(provider: any ChatProvider = ExtractiveResponder()) throws -> ChatEngine {
+func makeEngine(provider: any ChatProvider = ExtractiveResponder()) async throws -> ChatEngine {
     // Threads live in their own in-memory store; the archive is shared read-only.
-    let chats = try ChatStore(writer: StoryStore.inMemory().writer)
-    return ChatEngine(archive: demoArchive, chats: chats, prompts: shippedPrompts, provider: provider, counters: .bytePair)
+    let chats = try Storage.inMemory().chats
+    return await ChatEngine(archive: demoArchive, chats: chats, prompts: shippedPrompts, provider: provider, counters: .bytePair)
 }
 
 /// Runs a turn to its end and returns its events.

@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func anOfflineAnswerToAPolishQuestionSaysInPolishThatItIsInEnglish() async throws {
-        let engine = try makeEngine()
+        let engine = try await makeEngine()
         for (question, language) in [("Co moja babcia gotowała na święta i gdzie mieszkała?", "pl"),
                                      ("¿Qué cocinaba mi abuela para las fiestas y dónde vivía?", "es")] {
             let events = await events(of: try engine.startTurn(TurnRequest(message: question, viewer: stranger)))

@@ -12,20 +12,20 @@ import Testing
         let breakers = clock.map { CircuitBreakerRegistry(clock: $0) } ?? CircuitBreakerRegistry()
         // Backoff sleeps use the breaker's clock, so the manual clock makes them instant.
         let provider = await ResilientProvider(wrapping: OpenAICompatibleProvider(configuration: configuration), registry: breakers)
-        let chats = try ChatStore(writer: StoryStore.inMemory().writer)
-        return (ChatEngine(archive: demoArchive, chats: chats, prompts: shippedPrompts, provider: provider, counters: .bytePair, breakers: breakers), breakers)
+        let chats = try Storage.inMemory().chats
+        return await (ChatEngine(archive: demoArchive, chats: chats, prompts: shippedPrompts, provider: provider, counters: .bytePair, breakers: breakers), breakers)
     }
 
     @Test func aStreamedReplyIsRegroupedIntoDeltasAndStoredComplete() async throws {
         let pieces = (0..<60).map { "w\($0) " }
         try await StubChatServer.with({ _ in .stream(pieces) }) { server in
             let (engine, _) = try await engine(for: server)
-            let turn = try engine.startTurn(TurnRequest(message: "Who was Tad Carter?", viewer: carterFamily))
+            let turn = try await engine.startTurn(TurnRequest(message: "Who was Tad Carter?", viewer: carterFamily))
             let events = await events(of: turn)
             #expect(events.done?.status == .complete)
             #expect(events.deltas.joined() == pieces.joined())
             #expect(events.deltas.count < pieces.count, "pieces are grouped into deltas of about 20 tokens")
-            #expect(try engine.chats.message(id: turn.replyMessageID)?.content == pieces.joined())
+            #expect(try await engine.chats.message(id: turn.replyMessageID)?.content == pieces.joined())
         }
     }
 
@@ -34,7 +34,7 @@ import Testing
         let pieces = (0..<300).map { "W\($0). " }
         try await StubChatServer.with({ _ in .stream(pieces, pause: 0.02) }) { server in
             let (engine, _) = try await engine(for: server)
-            let turn = try engine.startTurn(TurnRequest(message: "Tell me about the Pullman porters", viewer: stranger))
+            let turn = try await engine.startTurn(TurnRequest(message: "Tell me about the Pullman porters", viewer: stranger))
             var collected: [TurnEvent] = []
             for await event in turn.events {
                 collected.append(event)
@@ -43,7 +43,7 @@ import Testing
             }
             #expect(collected.done?.status == .stopped)
             #expect(await server.waitUntil(timeout: 5) { $0.first?.clientDisconnected == true }, "the stub sees the disconnect")
-            let reply = try #require(try engine.chats.message(id: turn.replyMessageID))
+            let reply = try #require(try await engine.chats.message(id: turn.replyMessageID))
             #expect(reply.status == .stopped)
             #expect(reply.content.hasPrefix("W0. W1. "))
             #expect(!reply.content.contains("W299"))
@@ -55,11 +55,11 @@ import Testing
                                         .send(SSE.chunk("at Mounds Landing ")), .pause(seconds: 0.05), .closeAbruptly]
         try await StubChatServer.with({ _ in StubReply(steps: steps) }) { server in
             let (engine, _) = try await engine(for: server)
-            let turn = try engine.startTurn(TurnRequest(message: "What happened in 1927?", viewer: carterFamily))
+            let turn = try await engine.startTurn(TurnRequest(message: "What happened in 1927?", viewer: carterFamily))
             let events = await events(of: turn)
             #expect(events.failure?.code == "provider_error")
             #expect(events.done?.status == .failed)
-            let reply = try #require(try engine.chats.message(id: turn.replyMessageID))
+            let reply = try #require(try await engine.chats.message(id: turn.replyMessageID))
             #expect(reply.status == .failed)
             #expect(reply.content == "The levee broke at Mounds Landing ")
             #expect(server.requests.count == 1, "no retry once text has streamed")

@@ -14,40 +14,40 @@ extension [TurnEvent] {
 @Suite struct SafetyStageTests {
     @Test func aToxicMessageIsBlockedStoredAndCountedWithoutCallingTheModel() async throws {
         let provider = ScriptedProvider(pieces: ["never sent"])
-        let engine = try makeEngine(provider: provider)
-        let turn = try engine.startTurn(TurnRequest(message: "Shut up, you idiot. You are worthless trash and everyone hates you.", viewer: stranger))
+        let engine = try await makeEngine(provider: provider)
+        let turn = try await engine.startTurn(TurnRequest(message: "Shut up, you idiot. You are worthless trash and everyone hates you.", viewer: stranger))
         let events = await events(of: turn)
         #expect(provider.requests.isEmpty)
         #expect(events.failure?.code == "message_blocked")
         #expect(events.failure?.message.hasPrefix("Message violates policy") == true)
         #expect(events.done?.status == .blocked)
         #expect(events.deltas.isEmpty)
-        let asked = try #require(try engine.chats.message(id: turn.userMessageID))
+        let asked = try #require(try await engine.chats.message(id: turn.userMessageID))
         #expect(asked.status == .blocked, "the message is kept, marked blocked, and never offered to a model as history")
-        #expect(try engine.chats.moderationWarnings(userID: "u-visitor") == 1)
-        let verdicts = try engine.chats.verdicts(turnID: turn.id)
+        #expect(try await engine.chats.moderationWarnings(userID: "u-visitor") == 1)
+        let verdicts = try await engine.chats.verdicts(turnID: turn.id)
         #expect(verdicts.map(\.stage) == ["moderation"])
         #expect(verdicts.first?.decision == "block")
-        let audit = try engine.chats.auditEntries(AuditFilter(messageID: turn.userMessageID))
+        let audit = try await engine.chats.auditEntries(AuditFilter(messageID: turn.userMessageID))
         let moderated = try #require(audit.first { $0.action == .messageModerate })
         #expect(moderated.moderation?.contains("\"harassment\"") == true)
     }
 
     @Test func aVoiceTranscriptPassesTheSameFilter() async throws {
         let provider = ScriptedProvider(pieces: ["never sent"])
-        let engine = try makeEngine(provider: provider)
-        let turn = try engine.startTurn(TurnRequest(message: "shut up you idiot you are worthless trash", viewer: stranger, voice: true))
+        let engine = try await makeEngine(provider: provider)
+        let turn = try await engine.startTurn(TurnRequest(message: "shut up you idiot you are worthless trash", viewer: stranger, voice: true))
         let events = await events(of: turn)
         #expect(events.done?.status == .blocked)
         #expect(provider.requests.isEmpty)
-        #expect(try engine.chats.inputMode(messageID: turn.userMessageID) == "voice")
-        #expect(try engine.chats.verdicts(turnID: turn.id).first?.reason.hasPrefix("voice transcript") == true)
+        #expect(try await engine.chats.inputMode(messageID: turn.userMessageID) == "voice")
+        #expect(try await engine.chats.verdicts(turnID: turn.id).first?.reason.hasPrefix("voice transcript") == true)
     }
 
     @Test func aSelfHarmMessageGetsTheCrisisTemplateAndAnEscalationFlag() async throws {
         let provider = ScriptedProvider(pieces: ["never sent"])
-        let engine = try makeEngine(provider: provider)
-        let turn = try engine.startTurn(TurnRequest(assistant: "coach", message: "Honestly I want to end it all. I can't do this anymore.",
+        let engine = try await makeEngine(provider: provider)
+        let turn = try await engine.startTurn(TurnRequest(assistant: "coach", message: "Honestly I want to end it all. I can't do this anymore.",
                                                     viewer: stranger, courseID: "course-7", role: "client"))
         let events = await events(of: turn)
         #expect(provider.requests.isEmpty, "the model is not asked to improvise")
@@ -58,13 +58,13 @@ extension [TurnEvent] {
         #expect(events.done?.text == template)
         #expect(events.done?.status == .complete)
         #expect(events.done?.model == "template:crisis@1")
-        #expect(try engine.chats.verdicts(turnID: turn.id).map(\.stage) == ["moderation", "crisis"])
+        #expect(try await engine.chats.verdicts(turnID: turn.id).map(\.stage) == ["moderation", "crisis"])
     }
 
     @Test func aPhoneNumberSplitAcrossPiecesNeverLeaksInADelta() async throws {
         let provider = ScriptedProvider(pieces: ["Her brother's number was 212-55", "5-01", "99 back then", ". He moved ", "to Memphis."])
-        let engine = try makeEngine(provider: provider)
-        let turn = try engine.startTurn(TurnRequest(message: "How did the family keep in touch?", viewer: carterFamily))
+        let engine = try await makeEngine(provider: provider)
+        let turn = try await engine.startTurn(TurnRequest(message: "How did the family keep in touch?", viewer: carterFamily))
         let events = await events(of: turn)
         for delta in events.deltas {
             #expect(!delta.contains("212") && !delta.contains("0199"), "delta \(delta) holds part of the number")
@@ -73,21 +73,21 @@ extension [TurnEvent] {
         let flagIndex = try #require(events.firstIndex { if case .flag(let f) = $0 { f.kind == .piiMasked } else { false } })
         let maskedIndex = try #require(events.firstIndex { if case .delta(let d) = $0 { d.contains("[PHONE]") } else { false } })
         #expect(flagIndex < maskedIndex, "the flag comes before the masked text")
-        #expect(try engine.chats.message(id: turn.replyMessageID)?.content == events.done?.text, "what is stored is what was sent")
-        let pii = try #require(try engine.chats.verdicts(turnID: turn.id).first { $0.stage == "pii" })
+        #expect(try await engine.chats.message(id: turn.replyMessageID)?.content == events.done?.text, "what is stored is what was sent")
+        let pii = try #require(try await engine.chats.verdicts(turnID: turn.id).first { $0.stage == "pii" })
         #expect(pii.decision == "mask")
         #expect(pii.reason == "masked 1 PHONE")
     }
 
     @Test func aNumberTheUserSharedInTheThreadIsLeftAsWritten() async throws {
         let provider = ScriptedProvider(pieces: ["I'll note your number, ", "(415) 555-0132, for the reunion list."])
-        let engine = try makeEngine(provider: provider)
-        let first = try engine.startTurn(TurnRequest(message: "You can call me at 415-555-0132 about the reunion.", viewer: carterFamily))
+        let engine = try await makeEngine(provider: provider)
+        let first = try await engine.startTurn(TurnRequest(message: "You can call me at 415-555-0132 about the reunion.", viewer: carterFamily))
         let events = await events(of: first)
         #expect(events.done?.text == "I'll note your number, (415) 555-0132, for the reunion list.")
         #expect(!events.flags.contains { $0.kind == .piiMasked })
         // Later in the same thread it is still theirs.
-        let again = try engine.startTurn(TurnRequest(message: "Read it back to me", viewer: carterFamily, threadID: first.threadID))
+        let again = try await engine.startTurn(TurnRequest(message: "Read it back to me", viewer: carterFamily, threadID: first.threadID))
         #expect(await GriotChatTests.events(of: again).done?.text.contains("(415) 555-0132") == true)
     }
 
@@ -97,8 +97,8 @@ extension [TurnEvent] {
             "The water reached the porch [2]. ",
             "Her cousin kept the ledger [9].",
         ])
-        let engine = try makeEngine(provider: provider)
-        let turn = try engine.startTurn(TurnRequest(message: "What happened to the Carter house in the 1927 flood?", viewer: carterFamily))
+        let engine = try await makeEngine(provider: provider)
+        let turn = try await engine.startTurn(TurnRequest(message: "What happened to the Carter house in the 1927 flood?", viewer: carterFamily))
         let events = await events(of: turn)
         #expect(!events.citations.contains { $0.number == 1 }, "the invented quote's citation is left out")
         #expect(events.citations.contains { $0.number == 2 })
@@ -107,12 +107,12 @@ extension [TurnEvent] {
         #expect(text.hasPrefix("[A sentence was left out: the words it quotes are not in the story it cites.] The water reached the porch [2]."))
         #expect(text.hasSuffix("Her cousin kept the ledger [unverified]."))
         #expect(events.deltas.joined() == text)
-        #expect(try engine.chats.message(id: turn.replyMessageID)?.content == text, "what is stored is what was sent")
+        #expect(try await engine.chats.message(id: turn.replyMessageID)?.content == text, "what is stored is what was sent")
         let kinds = events.flags.map(\.kind)
         #expect(kinds.contains(.citationDropped))
         #expect(kinds.contains(.citationOutOfRange))
         #expect(kinds.contains(.lowGroundedness), "any cited sentence without support gives the turn \"AI may be inaccurate\"")
-        let citations = try #require(try engine.chats.verdicts(turnID: turn.id).first { $0.stage == "citations" })
+        let citations = try #require(try await engine.chats.verdicts(turnID: turn.id).first { $0.stage == "citations" })
         #expect(citations.decision == "drop")
         #expect(citations.reason.contains("dropped [1]"))
         #expect(citations.reason.contains("[9]"))
@@ -128,8 +128,8 @@ extension [TurnEvent] {
             number.withLock { $0 = cited }
             provider.pieces = [sentence(cited)]
         }
-        let engine = try makeEngine(provider: provider)
-        let turn = try engine.startTurn(TurnRequest(message: "Where were Ida Mae and Amos living when the levee broke in 1927?", viewer: carterFamily))
+        let engine = try await makeEngine(provider: provider)
+        let turn = try await engine.startTurn(TurnRequest(message: "Where were Ida Mae and Amos living when the levee broke in 1927?", viewer: carterFamily))
         return (await events(of: turn), number.withLock { $0 })
     }
 
@@ -163,13 +163,13 @@ extension [TurnEvent] {
     @Test func anAnswerTheStoriesDoNotSupportCarriesTheInaccuracyFlag() async throws {
         let provider = ScriptedProvider(pieces: ["Napoleon Bonaparte crowned Ida Mae queen of Paris in 1804, ",
                                                  "and she sailed home with 900 gold coins."])
-        let engine = try makeEngine(provider: provider)
-        let turn = try engine.startTurn(TurnRequest(message: "What happened to the Carter house in the 1927 flood?", viewer: carterFamily))
+        let engine = try await makeEngine(provider: provider)
+        let turn = try await engine.startTurn(TurnRequest(message: "What happened to the Carter house in the 1927 flood?", viewer: carterFamily))
         let events = await events(of: turn)
         let flag = try #require(events.flags.first { $0.kind == .lowGroundedness })
         #expect(flag.message == "AI may be inaccurate")
         #expect((events.done?.groundedness ?? 1) < 0.4)
-        let stages = Set(try engine.chats.verdicts(turnID: turn.id).map(\.stage))
+        let stages = await Set(try engine.chats.verdicts(turnID: turn.id).map(\.stage))
         #expect(stages == ["moderation", "pii", "output_moderation", "citations", "groundedness", "copyright"])
     }
 
@@ -177,15 +177,15 @@ extension [TurnEvent] {
     /// is verbatim in its passage, and none is dropped or judged unsupported (its sentences are
     /// the passages' own, quiz answers included).
     @Test func everyCitationOverTheDemoQuestionsVerifies() async throws {
-        let engine = try makeEngine()
+        let engine = try await makeEngine()
         var checked = 0
         for question in demoQuestions {
-            let turn = try engine.startTurn(TurnRequest(message: question, viewer: carterFamily))
+            let turn = try await engine.startTurn(TurnRequest(message: question, viewer: carterFamily))
             let events = await events(of: turn)
             #expect(!events.flags.contains { [.citationDropped, .citationOutOfRange, .citationUnsupported].contains($0.kind) },
                     "\(question): \(events.flags.map(\.message))")
             for citation in events.citations {
-                let story = try #require(try demoArchive.store.story(id: citation.storyID))
+                let story = try #require(try await demoArchive.store.story(id: citation.storyID))
                 let transcript = Array(story.transcript.text.unicodeScalars)
                 let quoted = String(String.UnicodeScalarView(transcript[citation.quoteStart..<citation.quoteEnd]))
                 #expect(quoted == citation.quote, "\(question): [\(citation.number)] offsets point at the quote")

@@ -11,14 +11,16 @@ import GriotStore
 import Testing
 
 /// The demo corpus, embedded once for this suite.
-let demoArchive: StoryArchive = {
-    let archive = try! StoryArchive(store: .inMemory(), embedder: try! SentenceEmbedder())
-    _ = try! archive.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
+let demoArchiveLoad = Task {
+    let archive = try! StoryArchive(storage: .inMemory(), embedder: try! SentenceEmbedder())
+    _ = try! await archive.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
     return archive
-}()
+}
+/// Waits for `demoArchiveLoad` (built once, by the first test that asks).
+var demoArchive: StoryArchive { get async { await demoArchiveLoad.value } }
 
-func demoEngine() throws -> ChatEngine {
-    ChatEngine(archive: demoArchive, chats: try ChatStore(writer: StoryStore.inMemory().writer),
+func demoEngine() async throws -> ChatEngine {
+    await ChatEngine(archive: demoArchive, chats: try Storage.inMemory().chats,
                prompts: try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts")),
                provider: ExtractiveResponder(), counters: .bytePair)
 }

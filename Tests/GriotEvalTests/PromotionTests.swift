@@ -37,7 +37,7 @@ import Testing
         let promotion = PromptPromotion(assistant: "griot", version: version, by: "ops@example.org", allowOffline: allowOffline, now: { time })
         #expect(promotion.relevant([suite, other]).map(\.name) == ["release-check"])
         return try await promotion.run(suites: [suite, other], registry: registry) { _ in
-            ChatEngine(archive: demoArchive, chats: try ChatStore(writer: StoryStore.inMemory().writer), prompts: registry,
+            await ChatEngine(archive: demoArchive, chats: try Storage.inMemory().chats, prompts: registry,
                        provider: provider, counters: .bytePair)
         }
     }
@@ -135,7 +135,7 @@ import Testing
     @Test func aReleaseMustBeMeasured() async throws {
         let registry = try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts"))
         let coachOnly = try EvalSuite.parse("name: c\ngates: {route_correct: 1.0}\ncases:\n  - {id: c, assistant: coach, question: Hello}\n", file: "c.yaml")
-        let engine = try demoEngine()
+        let engine = try await demoEngine()
         await #expect(throws: PromotionError.self) {
             try await PromptPromotion(assistant: "griot", version: 1, by: "t").run(suites: [coachOnly], registry: registry) { _ in engine }
         }

@@ -29,8 +29,8 @@ func stubModel(_ server: StubChatServer, model: String = "stub-model") throws ->
 }
 
 /// An engine on the demo archive and the checkout's prompts, answering with `provider`, with an empty chat store.
-func modelEngine(_ provider: any ChatProvider) throws -> ChatEngine {
-    ChatEngine(archive: demoArchive, chats: try ChatStore(writer: StoryStore.inMemory().writer),
+func modelEngine(_ provider: any ChatProvider) async throws -> ChatEngine {
+    await ChatEngine(archive: demoArchive, chats: try Storage.inMemory().chats,
                prompts: try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts")), provider: provider, counters: .bytePair)
 }
 
@@ -39,16 +39,16 @@ func modelEngine(_ provider: any ChatProvider) throws -> ChatEngine {
     let viewer = Viewer(userID: "u-ruth-carter", familyGroupIDs: ["fam-carter"])
 
     private func ask(_ engine: ChatEngine, _ question: String) async throws -> ChatTurn {
-        let turn = try engine.startTurn(TurnRequest(message: question, viewer: viewer))
+        let turn = try await engine.startTurn(TurnRequest(message: question, viewer: viewer))
         for await _ in turn.events {}
         await turn.finished()
         return turn
     }
 
     @Test func theSnapshotHoldsWhatAReplayNeeds() async throws {
-        let engine = try demoEngine()
+        let engine = try await demoEngine()
         let turn = try await ask(engine, "Who was Ida Mae Carter?")
-        let snapshot = try TurnSnapshot.decode(try #require(try engine.chats.turn(id: turn.id)).snapshot)
+        let snapshot = try await TurnSnapshot.decode(try #require(try engine.chats.turn(id: turn.id)).snapshot)
         #expect(snapshot.viewerUser == "u-ruth-carter")
         #expect(snapshot.viewerFamilies == ["fam-carter"])
         #expect(snapshot.question == "Who was Ida Mae Carter?")
@@ -73,11 +73,11 @@ func modelEngine(_ provider: any ChatProvider) throws -> ChatEngine {
     @Test func anotherPromptVersionShowsWhatChanges() async throws {
         let prompts = try promptsWithSecondVersion()
         defer { try? FileManager.default.removeItem(at: prompts) }
-        let engine = ChatEngine(archive: demoArchive, chats: try ChatStore(writer: StoryStore.inMemory().writer),
+        let engine = await ChatEngine(archive: demoArchive, chats: try Storage.inMemory().chats,
                                 prompts: try PromptRegistry.load(folder: prompts), provider: ExtractiveResponder(), counters: .bytePair)
         let turn = try await ask(engine, "Who was Ida Mae Carter?")
-        let stored = try #require(try engine.chats.turn(id: turn.id))
-        let messagesBefore = try engine.chats.recentMessages(threadID: turn.threadID, limit: 100).count
+        let stored = try #require(try await engine.chats.turn(id: turn.id))
+        let messagesBefore = try await engine.chats.recentMessages(threadID: turn.threadID, limit: 100).count
 
         let same = try await TurnReplayer(engine: engine).replay(id: turn.id)
         #expect(same.count == 1)
@@ -97,14 +97,14 @@ func modelEngine(_ provider: any ChatProvider) throws -> ChatEngine {
         #expect(text.contains("-[6]"))
         #expect(text.contains("answer: changed"))
         // A replay writes nothing to the stored conversation.
-        #expect(try engine.chats.recentMessages(threadID: turn.threadID, limit: 100).count == messagesBefore)
-        #expect(try engine.chats.turn(id: turn.id) == stored)
+        #expect(try await engine.chats.recentMessages(threadID: turn.threadID, limit: 100).count == messagesBefore)
+        #expect(try await engine.chats.turn(id: turn.id) == stored)
     }
 
     @Test func aThreadIsReplayedTurnByTurn() async throws {
-        let engine = try demoEngine()
+        let engine = try await demoEngine()
         let first = try await ask(engine, "Who was Ida Mae Carter?")
-        let second = try engine.startTurn(TurnRequest(message: "What happened in the 1927 flood?", viewer: viewer, threadID: first.threadID))
+        let second = try await engine.startTurn(TurnRequest(message: "What happened in the 1927 flood?", viewer: viewer, threadID: first.threadID))
         for await _ in second.events {}
         let results = try await TurnReplayer(engine: engine).replay(id: first.threadID, options: ReplayOptions(cassette: true))
         #expect(results.map(\.turnID) == [first.id, second.id])
@@ -119,9 +119,9 @@ func modelEngine(_ provider: any ChatProvider) throws -> ChatEngine {
                      "Take this with care, draft \(n + 1)."])
         }) { server in
             let provider = try stubModel(server)
-            let engine = try modelEngine(provider)
+            let engine = try await modelEngine(provider)
             let turn = try await ask(engine, "Who was Ida Mae Carter?")
-            let stored = try TurnSnapshot.decode(try #require(try engine.chats.turn(id: turn.id)).snapshot)
+            let stored = try await TurnSnapshot.decode(try #require(try engine.chats.turn(id: turn.id)).snapshot)
             #expect(stored.text.contains("Reply number 1."))
 
             // Live, the same settings give another text.
@@ -142,7 +142,7 @@ func modelEngine(_ provider: any ChatProvider) throws -> ChatEngine {
             // Another prompt version is another request: the cassette does not apply and the model is called.
             let prompts = try promptsWithSecondVersion()
             defer { try? FileManager.default.removeItem(at: prompts) }
-            let other = ChatEngine(archive: demoArchive, chats: engine.chats, prompts: try PromptRegistry.load(folder: prompts),
+            let other = await ChatEngine(archive: demoArchive, chats: engine.chats, prompts: try PromptRegistry.load(folder: prompts),
                                    provider: provider, counters: .bytePair)
             let changed = try await TurnReplayer(engine: other).replay(id: turn.id, options: ReplayOptions(promptVersion: "2", cassette: true))
             #expect(changed[0].providerSource == "live")
@@ -156,9 +156,9 @@ func modelEngine(_ provider: any ChatProvider) throws -> ChatEngine {
                       "(415) 555-0132, is ", "on the family sheet too."]
         try await StubChatServer.with({ _ in .stream(pieces) }) { server in
             let provider = try stubModel(server)
-            let engine = try modelEngine(provider)
+            let engine = try await modelEngine(provider)
             let turn = try await ask(engine, "My number is 415-555-0132. Who was Ida Mae Carter's neighbor?")
-            let json = try #require(try engine.chats.turn(id: turn.id)).snapshot
+            let json = try #require(try await engine.chats.turn(id: turn.id)).snapshot
             #expect(!json.contains("0147"), "not in the text, the events or the recording")
             let stored = try TurnSnapshot.decode(json)
             #expect(stored.text.contains("at [PHONE] most evenings."))
@@ -193,7 +193,7 @@ func modelEngine(_ provider: any ChatProvider) throws -> ChatEngine {
     @Test func aCassetteRecordedByAModelIsNotPlayedForTheOfflineResponder() async throws {
         try await StubChatServer.with({ n in .stream(["Reply \(n + 1): Ida Mae Carter went north [1]."]) }) { server in
             let provider = try stubModel(server)
-            let engine = try modelEngine(provider)
+            let engine = try await modelEngine(provider)
             let turn = try await ask(engine, "Who was Ida Mae Carter?")
             let offline = try await TurnReplayer(engine: engine, provider: ExtractiveResponder())
                 .replay(id: turn.id, options: ReplayOptions(cassette: true))

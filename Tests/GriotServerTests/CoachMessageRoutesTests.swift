@@ -51,7 +51,7 @@ import Testing
             let stale = try await live(client, .PATCH, "/api/coach/messages/\(id)", headers: conditional, body: body(["content": "lost update"]))
             #expect(stale.status == 409)
             #expect(stale.headers["etag"] == newETag, "the conflict names the current ETag")
-            #expect(try service.engine.chats.message(id: id)?.content == "I keep putting off a hard conversation with my manager.")
+            #expect(try await service.engine.chats.message(id: id)?.content == "I keep putting off a hard conversation with my manager.")
 
             var onReply = maya
             onReply[.ifMatch] = try #require(reply["etag"] as? String)
@@ -66,7 +66,7 @@ import Testing
             #expect(try await live(client, .DELETE, "/api/coach/messages/\(id)", headers: maya).status == 204)
             #expect(try await messages(client, threadID, maya).allSatisfy { $0["id"] as? String != id }, "hidden at once")
             #expect(try await live(client, .DELETE, "/api/coach/messages/\(id)", headers: maya).status == 404)
-            #expect(try service.engine.chats.message(id: id, includingDeleted: true) != nil, "kept until the purge job, 30 days later")
+            #expect(try await service.engine.chats.message(id: id, includingDeleted: true) != nil, "kept until the purge job, 30 days later")
         }
     }
 
@@ -100,7 +100,7 @@ import Testing
             #expect(pdf.text.hasPrefix("%PDF-"))
             let page = try Poppler.text(of: pdf.data, raw: true).text
             #expect(page.filter { !$0.isWhitespace }.hasPrefix("Confidential"), "the watermark, drawn first")
-            let audit = try service.engine.chats.auditEntries(AuditFilter(threadID: threadID, actions: [.threadExport]))
+            let audit = try await service.engine.chats.auditEntries(AuditFilter(threadID: threadID, actions: [.threadExport]))
             #expect(Set(audit.compactMap(\.actorID)) == ["u-coach-lee", "u-admin"])
         }
     }

@@ -64,7 +64,7 @@ func frames(_ text: String) -> [(id: String, event: String, data: [String: Any])
             #expect(try await live(client, .POST, "/api/coach/threads", headers: maya, body: body([:])).status == 400)
         }
         // The coach's instructions reached the system prompt of Maya's turns.
-        let turns = try service.engine.chats.turns(threadID: try #require(service.engine.chats.threads(userID: "u-maya", assistant: "coach").first).id)
+        let turns = try await service.engine.chats.turns(threadID: try #require(service.engine.chats.threads(userID: "u-maya", assistant: "coach").first).id)
         #expect(turns.count == 2)
     }
 
@@ -89,7 +89,7 @@ func frames(_ text: String) -> [(id: String, event: String, data: [String: Any])
                 #expect(events.last?.event == "done")
                 #expect(events.last?.data["status"] as? String == "stopped")
                 #expect(await server.waitUntil(timeout: 5) { $0.first?.clientDisconnected == true }, "the model server sees the disconnect")
-                let reply = try #require(service.engine.chats.recentMessages(threadID: threadID, limit: 5).last)
+                let reply = try await #require(service.engine.chats.recentMessages(threadID: threadID, limit: 5).last)
                 #expect(reply.status == .stopped)
                 #expect(reply.content.hasPrefix("w0 "))
                 #expect(!reply.content.contains("w399"))

@@ -119,14 +119,14 @@ import Testing
             let after = try await live(client, .GET, "/api/ops/turns?limit=50", headers: ops)
             #expect(after.status == 200)
             #expect(!after.text.contains(phone) && !after.text.contains("Łukasiewicz"), "the operator view no longer shows the deleted text")
-            let snapshot = try #require(try service.engine.chats.turn(id: turnID)).snapshot
+            let snapshot = try #require(try await service.engine.chats.turn(id: turnID)).snapshot
             #expect(!snapshot.contains(phone), "the turn snapshot lost the deleted text")
             #expect(snapshot.contains("\"redacted_question\":\"deleted\""), "the snapshot says why the question is missing")
             let replay = try await live(client, .POST, "/api/ops/replay", headers: ops, body: body(["id": turnID]))
             #expect(replay.status == 422 && !replay.text.contains(phone), "a deleted question is not replayed")
             let export = try await live(client, .GET, "/api/coach/threads/\(threadID)/export?format=json", headers: admin)
             #expect(export.status == 200 && !export.text.contains(phone))
-            #expect(try service.engine.chats.message(id: messageID, includingDeleted: true)?.content == "", "the hidden row keeps no text")
+            #expect(try await service.engine.chats.message(id: messageID, includingDeleted: true)?.content == "", "the hidden row keeps no text")
 
             // Kept in one place for moderation review: admins only, every read audited.
             for headers in [maya, ops, coach] {
@@ -143,7 +143,7 @@ import Testing
             #expect(!audit.text.contains(phone), "the audit entry holds no text")
 
             // Purged with the message, 30 days later.
-            try service.engine.chats.purgeDeleted(now: Date().addingTimeInterval(31 * 86_400))
+            try await service.engine.chats.purgeDeleted(now: Date().addingTimeInterval(31 * 86_400))
             let purged = try await live(client, .GET, "/api/messages/\(messageID)/retained", headers: admin)
             #expect((object(purged.text)["texts"] as? [[String: Any]])?.isEmpty == true)
         }
@@ -174,10 +174,10 @@ import Testing
             #expect(retained.first?["content"] as? String == "Text me the plan. My number is 415-555-0199.")
 
             // An edit's old text leaves 30 days after the edit, while the message stays.
-            try service.engine.chats.purgeDeleted(now: Date().addingTimeInterval(31 * 86_400))
+            try await service.engine.chats.purgeDeleted(now: Date().addingTimeInterval(31 * 86_400))
             let later = object(try await live(client, .GET, "/api/messages/\(id)/retained", headers: admin).text)["texts"] as? [[String: Any]]
             #expect(later?.isEmpty == true)
-            #expect(try service.engine.chats.message(id: id)?.content == "Text me the plan, please.")
+            #expect(try await service.engine.chats.message(id: id)?.content == "Text me the plan, please.")
         }
     }
 
@@ -193,22 +193,22 @@ import Testing
             #expect(blocked.text.contains("message_blocked") || blocked.text.contains("Message violates policy"))
             try await send(client, threadID, headers, "Sorry. How do I start?")
             #expect(try await send(client, threadID, headers, "One more?").status == 429, "two a minute")
-            #expect(try service.engine.chats.moderationWarnings(userID: user) == 1)
+            #expect(try await service.engine.chats.moderationWarnings(userID: user) == 1)
 
             let erased = try await live(client, .DELETE, "/api/users/\(user)", headers: headers)
             #expect(erased.status == 200)
             let again = try await openThread(client, headers)
             #expect(try await send(client, again, headers, "Fresh start?").status == 429, "erasure does not reset the rate window")
-            #expect(try service.engine.chats.moderationWarnings(userID: user) == 1, "nor the warning count")
+            #expect(try await service.engine.chats.moderationWarnings(userID: user) == 1, "nor the warning count")
 
             // What survives does not name the user: only keyed hashes of the id.
-            let keys = try await service.engine.chats.writer.read { db in
+            let keys = try await (service.engine.chats as! SQLiteChatStore).writer.read { db in
                 try String.fetchAll(db, sql: "SELECT userKey FROM rateEvent UNION ALL SELECT userKey FROM moderationWarning")
             }
             #expect(!keys.isEmpty && keys.allSatisfy { $0.count == 64 && !$0.contains(user) })
             #expect(Set(keys) == [service.engine.chats.pseudonyms.key(for: user)])
             #expect(UserPseudonyms.ephemeral().key(for: user) != service.engine.chats.pseudonyms.key(for: user), "keyed by the server's secret")
-            let naming = try await service.engine.chats.writer.read { db in
+            let naming = try await (service.engine.chats as! SQLiteChatStore).writer.read { db in
                 try Int.fetchOne(db, sql: """
                     SELECT (SELECT COUNT(*) FROM message JOIN thread ON thread.id = message.threadID WHERE thread.userID = ?1)
                          + (SELECT COUNT(*) FROM safetyVerdict WHERE userID = ?1) + (SELECT COUNT(*) FROM retainedText WHERE userID = ?1)
@@ -255,7 +255,7 @@ import Testing
                 try await send(client, threadID, maya, "You can reach me at 415-555-0132 in the evenings.")
                 // Forty-five older messages later, the first is out of the model's window.
                 for index in 0..<45 {
-                    _ = try service.engine.chats.appendMessage(threadID: threadID, role: index % 2 == 0 ? .user : .assistant,
+                    _ = try await service.engine.chats.appendMessage(threadID: threadID, role: index % 2 == 0 ? .user : .assistant,
                                                                content: "Filler message \(index) about the week's small steps.")
                 }
                 let streamed = try await send(client, threadID, maya, "Can you call me about it?")

@@ -49,7 +49,7 @@ import Testing
             let sendThread = try #require(object(try await live(client, .POST, "/api/coach/threads", headers: sender, body: body(["course_id": "course-7"])).text)["id"] as? String)
             let editThread = try #require(object(try await live(client, .POST, "/api/coach/threads", headers: editor, body: body(["course_id": "course-7"])).text)["id"] as? String)
             #expect(try await live(client, .POST, "/api/coach/threads/\(editThread)/messages", headers: editor, body: body(["content": Self.harmless])).status == 200)
-            let harmless = try #require(try service.engine.chats.recentMessages(threadID: editThread, limit: 2).first { $0.role == .user })
+            let harmless = try #require(try await service.engine.chats.recentMessages(threadID: editThread, limit: 2).first { $0.role == .user })
             var etag = harmless.etag
 
             for (index, text) in texts.enumerated() {

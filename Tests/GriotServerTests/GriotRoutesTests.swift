@@ -236,7 +236,7 @@ import GriotStore
 /// A small archive of its own for tests that change stories.
 enum StoryArchiveForWrites {
     static func make() throws -> StoryArchive {
-        try StoryArchive(store: .inMemory(), embedder: try SentenceEmbedder())
+        try StoryArchive(storage: .inMemory(), embedder: try SentenceEmbedder())
     }
 }
 
@@ -260,7 +260,7 @@ enum StoryArchiveForWrites {
                 #expect((error["details"] as? [String: Any])?["limit"] as? String == "per_minute")
             }
         }
-        let stored = try service.engine.chats.threads(userID: "u-busy", assistant: "griot")
+        let stored = try await service.engine.chats.threads(userID: "u-busy", assistant: "griot")
         #expect(stored.count == 2, "the refused message started no thread")
     }
 }

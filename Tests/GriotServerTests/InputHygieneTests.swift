@@ -29,7 +29,7 @@ import Testing
         ].merging(settings) { _, setting in setting }
         let configuration = try GriotConfiguration.load(file: nil, environment: environment)
         let engine = try await ChatEngine.open(archive: demoArchive, configuration: configuration, environment: environment,
-                                               chats: try ChatStore(writer: StoryStore.inMemory().writer))
+                                               chats: try Storage.inMemory().chats)
         return (try await TestService(engine: engine), configuration)
     }
 
@@ -57,7 +57,7 @@ import Testing
             // Not even the client-named session was made.
             let sessions = try await live(client, .GET, "/api/griot/sessions", headers: headers)
             #expect((object(sessions.text)["sessions"] as? [Any])?.isEmpty == true)
-            #expect(try service.engine.chats.threadExists(id: "nul-session") == false)
+            #expect(try await service.engine.chats.threadExists(id: "nul-session") == false)
 
             // The coaching chat and an edit go through the same rule.
             let opened = try await live(client, .POST, "/api/coach/threads", headers: headers, body: body(["course_id": "course-7"]))

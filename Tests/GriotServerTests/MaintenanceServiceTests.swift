@@ -6,27 +6,28 @@ import Testing
 @Suite struct MaintenanceServiceTests {
     /// The hourly retention jobs purge what was deleted over 30 days ago and archive messages
     /// older than 18 months; a run within the hour leaves them be.
-    @Test func retentionJobsRunHourlyAndPurgeAndArchive() throws {
-        let chats = try ChatStore(writer: StoryStore.inMemory().writer)
+    @Test func retentionJobsRunHourlyAndPurgeAndArchive() async throws {
+        let chats = try Storage.inMemory().chats
         let now = Date()
         let day: TimeInterval = 86_400
-        let thread = try chats.createThread(assistant: "coach", userID: "u-1")
-        let old = try chats.appendMessage(threadID: thread.id, role: .user, content: "from long ago", now: now.addingTimeInterval(-600 * day))
-        let deleted = try chats.appendMessage(threadID: thread.id, role: .user, content: "deleted a while back", now: now.addingTimeInterval(-40 * day))
-        let recent = try chats.appendMessage(threadID: thread.id, role: .user, content: "deleted yesterday", now: now.addingTimeInterval(-2 * day))
-        try chats.softDeleteMessage(id: deleted.id, by: "u-1", now: now.addingTimeInterval(-31 * day))
-        try chats.softDeleteMessage(id: recent.id, by: "u-1", now: now.addingTimeInterval(-1 * day))
+        let thread = try await chats.createThread(assistant: "coach", userID: "u-1")
+        let old = try await chats.appendMessage(threadID: thread.id, role: .user, content: "from long ago", now: now.addingTimeInterval(-600 * day))
+        let deleted = try await chats.appendMessage(threadID: thread.id, role: .user, content: "deleted a while back", now: now.addingTimeInterval(-40 * day))
+        let recent = try await chats.appendMessage(threadID: thread.id, role: .user, content: "deleted yesterday", now: now.addingTimeInterval(-2 * day))
+        try await chats.softDeleteMessage(id: deleted.id, by: "u-1", now: now.addingTimeInterval(-31 * day))
+        try await chats.softDeleteMessage(id: recent.id, by: "u-1", now: now.addingTimeInterval(-1 * day))
 
         let jobs = MaintenanceService(chats: chats)
-        jobs.runOnce(now: now)
-        #expect(try chats.message(id: deleted.id, includingDeleted: true) == nil, "purged 30 days after the delete")
-        #expect(try chats.message(id: recent.id, includingDeleted: true) != nil, "a recent delete can still be undone")
-        #expect(try chats.message(id: old.id) == nil && chats.archivedMessages(threadID: thread.id).map(\.id) == [old.id])
+        await jobs.runOnce(now: now)
+        #expect(try await chats.message(id: deleted.id, includingDeleted: true) == nil, "purged 30 days after the delete")
+        #expect(try await chats.message(id: recent.id, includingDeleted: true) != nil, "a recent delete can still be undone")
+        #expect(try await chats.message(id: old.id) == nil)
+        #expect(try await chats.archivedMessages(threadID: thread.id).map(\.id) == [old.id])
 
-        let later = try chats.appendMessage(threadID: thread.id, role: .user, content: "also old", now: now.addingTimeInterval(-700 * day))
-        jobs.runOnce(now: now.addingTimeInterval(60))
-        #expect(try chats.message(id: later.id) != nil, "not due again within the hour")
-        jobs.runOnce(now: now.addingTimeInterval(3_601))
-        #expect(try chats.message(id: later.id) == nil)
+        let later = try await chats.appendMessage(threadID: thread.id, role: .user, content: "also old", now: now.addingTimeInterval(-700 * day))
+        await jobs.runOnce(now: now.addingTimeInterval(60))
+        #expect(try await chats.message(id: later.id) != nil, "not due again within the hour")
+        await jobs.runOnce(now: now.addingTimeInterval(3_601))
+        #expect(try await chats.message(id: later.id) == nil)
     }
 }

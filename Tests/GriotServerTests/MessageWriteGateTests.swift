@@ -67,7 +67,7 @@ import Testing
             #expect(after["content"] as? String == "I would like to practise saying no at work.")
             #expect(after["etag"] as? String == before["etag"] as? String, "the ETag is unchanged")
             #expect(after["status"] as? String == "complete")
-            #expect(try service.engine.chats.moderationWarnings(userID: "u-maya") == 2, "one warning for the send, one for the edit")
+            #expect(try await service.engine.chats.moderationWarnings(userID: "u-maya") == 2, "one warning for the send, one for the edit")
 
             // The audit log has the refused edit's moderation, and no update of the message.
             let log = try await live(client, .GET, "/api/audit?message_id=\(before["id"] as! String)&action=message.moderate,message.update", headers: admin)
@@ -151,7 +151,7 @@ import Testing
             #expect(rewrite.status == 403)
             let error = try #require(object(rewrite.text)["error"] as? [String: Any])
             #expect((error["message"] as? String)?.contains("never rewrite") == true)
-            #expect(try service.engine.chats.message(id: mine["id"] as! String)?.content == "My words, as I wrote them.")
+            #expect(try await service.engine.chats.message(id: mine["id"] as! String)?.content == "My words, as I wrote them.")
             #expect(try await live(client, .DELETE, "/api/coach/messages/\(mine["id"] as! String)", headers: admin).status == 204)
         }
     }

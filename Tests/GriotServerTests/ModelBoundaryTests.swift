@@ -21,7 +21,7 @@ import Testing
         ]
         let configuration = try GriotConfiguration.load(file: nil, environment: environment)
         let engine = try await ChatEngine.open(archive: demoArchive, configuration: configuration, environment: environment,
-                                               chats: try ChatStore(writer: StoryStore.inMemory().writer))
+                                               chats: try Storage.inMemory().chats)
         return try await TestService(engine: engine)
     }
 
@@ -126,7 +126,7 @@ import Testing
                     #expect(refused.status == 429, "\(refused.text)")
                     #expect(refused.headers["retry-after"] != nil)
                 }
-                #expect(try service.engine.chats.threadExists(id: "refused-\(index)") == false)
+                #expect(try await service.engine.chats.threadExists(id: "refused-\(index)") == false)
             }
             let sessions = try await live(client, .GET, "/api/griot/sessions", headers: headers)
             let ids = (object(sessions.text)["sessions"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }

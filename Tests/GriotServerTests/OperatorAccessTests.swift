@@ -27,11 +27,13 @@ import Testing
     /// Words of the story beyond any excerpt of it.
     static let beyondTheExcerpt = ["knock hollow", "drawing of a heron"]
 
-    static let archive: StoryArchive = {
-        let archive = try! StoryArchive(store: .inMemory(), embedder: try! SentenceEmbedder())
-        _ = try! archive.ingest([story])
+    static let archiveLoad = Task {
+        let archive = try! StoryArchive(storage: .inMemory(), embedder: try! SentenceEmbedder())
+        _ = try! await archive.ingest([story])
         return archive
-    }()
+    }
+    /// Waits for `archiveLoad` (built once, by the first test that asks).
+    static var archive: StoryArchive { get async { await archiveLoad.value } }
 
     /// The replay's whole body, and the original's first citation quote and title, as the operator gets them.
     func replay(_ client: some TestClientProtocol, _ turnID: String, headers: HTTPFields) async throws -> (text: String, quote: String, title: String) {
@@ -58,12 +60,12 @@ import Testing
                 #expect((reply["citations"] as? [[String: Any]])?.first?["story_id"] as? String == Self.story.artifactID)
                 return try #require(reply["session_id"] as? String)
             }
-            let turnID = try #require(try service.engine.chats.turns(threadID: session).first?.id)
+            let turnID = try #require(try await service.engine.chats.turns(threadID: session).first?.id)
             try await client.execute(uri: "/api/griot/chat", method: .post, headers: ruth,
                                      body: body(["message": "Thank you. Call me at 415-555-0132.", "session_id": session])) { response in
                 #expect(response.status == .ok)
             }
-            let stored = try TurnSnapshot.decode(try #require(try service.engine.chats.turn(id: turnID)).snapshot)
+            let stored = try await TurnSnapshot.decode(try #require(try service.engine.chats.turn(id: turnID)).snapshot)
             let fullQuote = try #require(stored.citations.first?.quote)
             #expect(stored.text.contains("Tobias") || fullQuote.contains("Tobias"))
 
@@ -94,7 +96,7 @@ import Testing
             #expect(full.text.contains("knock hollow"))
 
             // Both reads are audited on the owner, with the operator and how they read.
-            let reads = try service.engine.chats.auditEntries(AuditFilter(userID: "u-ruth", actions: [.storyRead]))
+            let reads = try await service.engine.chats.auditEntries(AuditFilter(userID: "u-ruth", actions: [.storyRead]))
             #expect(reads.count == 2)
             #expect(reads.allSatisfy { $0.actorID == "u-ops" && $0.details?.contains(Self.story.artifactID) == true })
             #expect(reads.last?.details?.contains("\"access\":\"masked\"") == true, "\(reads.map(\.details))")
@@ -141,10 +143,10 @@ import Testing
         #expect(!grant.covers(storyID: "a", owner: "u-ruth", at: now.addingTimeInterval(61)))
 
         // A user's erasure takes their grants with it.
-        try service.engine.chats.createSupportGrant(grant)
-        #expect(try service.engine.chats.supportGrants(ownerUserID: "u-ruth").count == 1)
-        try service.engine.chats.purgeUser(userID: "u-ruth")
-        #expect(try service.engine.chats.supportGrants(ownerUserID: "u-ruth").isEmpty)
+        try await service.engine.chats.createSupportGrant(grant)
+        #expect(try await service.engine.chats.supportGrants(ownerUserID: "u-ruth").count == 1)
+        try await service.engine.chats.purgeUser(userID: "u-ruth")
+        #expect(try await service.engine.chats.supportGrants(ownerUserID: "u-ruth").isEmpty)
     }
 }
 

@@ -17,7 +17,7 @@ import Testing
                                                    body: body(["message": "What happened in Kelly Ingram Park?"])) { response in
                 try #require(json(response.body)["session_id"] as? String)
             }
-            let turnID = try #require(try service.engine.chats.turns(threadID: session).first?.id)
+            let turnID = try #require(try await service.engine.chats.turns(threadID: session).first?.id)
 
             try await client.execute(uri: "/api/ops/turns?assistant=griot&status=complete", method: .get, headers: ops) { response in
                 #expect(response.status == .ok)
@@ -50,8 +50,8 @@ import Testing
                 #expect(response.status == .forbidden)
             }
             // Nothing was added to Maya's conversation, and each replay is in the audit log with who ran it.
-            #expect(try service.engine.chats.turns(threadID: session).count == 1)
-            let replays = try service.engine.chats.auditEntries(AuditFilter(actions: ["turn.replay"]))
+            #expect(try await service.engine.chats.turns(threadID: session).count == 1)
+            let replays = try await service.engine.chats.auditEntries(AuditFilter(actions: ["turn.replay"]))
             #expect(replays.count == 2)
             #expect(replays.allSatisfy { $0.actorID == "u-ops" && $0.userID == "u-maya" && $0.threadID == session })
         }

@@ -44,11 +44,13 @@ import Testing
             Papa mended shoes downstairs and Mama kept the books at the kitchen table.
             """))
 
-    static let archive: StoryArchive = {
-        let archive = try! StoryArchive(store: .inMemory(), embedder: try! SentenceEmbedder())
-        _ = try! archive.ingest([story, archival])
+    static let archiveLoad = Task {
+        let archive = try! StoryArchive(storage: .inMemory(), embedder: try! SentenceEmbedder())
+        _ = try! await archive.ingest([story, archival])
         return archive
-    }()
+    }
+    /// Waits for `archiveLoad` (built once, by the first test that asks).
+    static var archive: StoryArchive { get async { await archiveLoad.value } }
 
     func expectNoSecret(_ text: String, _ place: String) {
         for secret in Self.secrets {
@@ -92,11 +94,11 @@ import Testing
             }
 
             let chats = service.engine.chats
-            let thread = try #require(try chats.thread(id: "okafor-leak-1"))
-            let messages = try chats.recentMessages(threadID: thread.id, limit: 50)
+            let thread = try #require(try await chats.thread(id: "okafor-leak-1"))
+            let messages = try await chats.recentMessages(threadID: thread.id, limit: 50)
             #expect(messages.count == 4)
             for message in messages where message.role == .assistant { expectNoSecret(message.content, "a stored reply") }
-            let turns = try chats.turns(threadID: thread.id)
+            let turns = try await chats.turns(threadID: thread.id)
             #expect(turns.count == 2)
             for turn in turns {
                 expectNoSecret(turn.snapshot, "turn \(turn.id)'s snapshot")

@@ -93,7 +93,7 @@ import Yams
         "DELETE /api/griot/sessions/{id}", "DELETE /api/users/{id}",
     ]
 
-    static let requests: [String: @Sendable (Fixture) throws -> Call] = [
+    static let requests: [String: @Sendable (Fixture) async throws -> Call] = [
         "GET /healthz": { _ in Call(method: .GET, path: "/healthz") },
         "GET /readyz": { _ in Call(method: .GET, path: "/readyz") },
         "GET /metrics": { _ in Call(method: .GET, path: "/metrics") },
@@ -123,7 +123,7 @@ import Yams
         },
         "GET /api/coach/threads/{id}/export": { f in Call(method: .GET, path: "/api/coach/threads/\(f.thread)/export") },
         "PATCH /api/coach/messages/{id}": { f in
-            let etag = try #require(try f.service.engine.chats.message(id: f.messageID)?.etag)
+            let etag = try #require(try await f.service.engine.chats.message(id: f.messageID)?.etag)
             return Call(method: .PATCH, path: "/api/coach/messages/\(f.messageID)", body: body(["content": "Hello, coach."]), headers: [.ifMatch: etag])
         },
         "DELETE /api/coach/messages/{id}": { f in Call(method: .DELETE, path: "/api/coach/messages/\(f.messageID)") },
@@ -163,11 +163,11 @@ import Yams
                 let opened = try await live(client, .POST, "/api/coach/threads", headers: ownerHeaders, body: body(["course_id": "course-7"]))
                 let thread = try #require(object(opened.text)["id"] as? String)
                 _ = try await live(client, .POST, "/api/coach/threads/\(thread)/messages", headers: ownerHeaders, body: body(["content": "Hello coach"]))
-                let mine = try #require(try service.engine.chats.recentMessages(threadID: thread, limit: 10).first { $0.role == .user })
+                let mine = try #require(try await service.engine.chats.recentMessages(threadID: thread, limit: 10).first { $0.role == .user })
                 let turnID = try #require(mine.turnID)
                 let asked = try await live(client, .POST, "/api/griot/chat", headers: ownerHeaders, body: body(["message": "What happened in the flood?"]))
                 let session = try #require(object(asked.text)["session_id"] as? String)
-                let grant = try service.engine.chats.createSupportGrant(SupportGrant(
+                let grant = try await service.engine.chats.createSupportGrant(SupportGrant(
                     ownerUserID: owner, stories: nil, createdAt: Date(), expiresAt: Date().addingTimeInterval(3600)))
                 let fixture = Fixture(owner: owner, thread: thread, messageID: mine.id, session: session, turnID: turnID,
                                       story: "matrix-lantern-\(role.replacingOccurrences(of: "_", with: "-"))", grant: grant.id, service: service)
@@ -176,7 +176,7 @@ import Yams
                 for operation in Self.order {
                     let expected = try #require(documented[operation]?[role], "\(operation): no x-access status for \(role)")
                     let request = try #require(Self.requests[operation])
-                    let call = try request(fixture)
+                    let call = try await request(fixture)
                     var headers = caller
                     for field in call.headers { headers[field.name] = field.value }
                     let response = try await live(client, call.method, call.path, headers: headers, body: call.body)

@@ -83,8 +83,8 @@ import Testing
     }
 
     @Test func readinessWritesNothingToTheDatabase() async throws {
-        let store = try StoryStore.inMemory()
-        let archive = try StoryArchive(store: store, embedder: nil)
+        let store = try SQLiteStoryStore.inMemory()
+        let archive = try StoryArchive(storage: try store.storage(), embedder: nil)
         let service = try await TestService(archive: archive)
         // One connection (an in-memory queue): total_changes() counts every row any statement changed.
         let changes = { try store.writer.read { db in try Int.fetchOne(db, sql: "SELECT total_changes()") ?? -1 } }
@@ -97,7 +97,7 @@ import Testing
             }
         }
         #expect(try changes() == before, "readiness changed rows")
-        #expect(try store.metaValue("ready_check") == nil)
+        #expect(try await store.metaValue("ready_check") == nil)
     }
 
     /// A database that would not take a write (another writer holds its lock past the 5 s busy
@@ -106,9 +106,9 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("griot-ready-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("griot.sqlite").path
-        let store = try StoryStore(path: path)
-        let service = try await TestService(archive: try StoryArchive(store: store, embedder: nil))
-        try store.checkWritable()
+        let store = try SQLiteStoryStore(path: path)
+        let service = try await TestService(archive: try StoryArchive(storage: try store.storage(), embedder: nil))
+        try await store.checkWritable()
         // Another process's writer: holds the write lock until told to let go.
         let other = try DatabaseQueue(path: path)
         let lock = Mutex((held: false, release: false, done: false))
@@ -129,7 +129,7 @@ import Testing
         }
         lock.withLock { $0.release = true }
         while !lock.withLock({ $0.done }) { try await Task.sleep(for: .milliseconds(10)) }
-        try store.checkWritable()
+        try await store.checkWritable()
     }
 
     // MARK: The limiter itself

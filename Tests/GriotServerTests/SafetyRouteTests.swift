@@ -24,7 +24,7 @@ import Testing
             #expect(metrics.text.contains("griot_moderation_flags_total{category=\"harassment\"} 1"))
             #expect(metrics.text.contains("griot_safety_verdicts_total{stage=\"moderation\",decision=\"block\"} 1"))
         }
-        #expect(try service.engine.chats.moderationWarnings(userID: "u-rude") == 1)
+        #expect(try await service.engine.chats.moderationWarnings(userID: "u-rude") == 1)
     }
 
     @Test func flagsArriveAsStreamEventsAndInTheJSONReply() async throws {

@@ -17,11 +17,13 @@ import NIOHTTP1
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// The demo corpus, embedded once for the whole run.
-let demoArchive: StoryArchive = {
-    let archive = try! StoryArchive(store: .inMemory(), embedder: try! SentenceEmbedder())
-    _ = try! archive.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
+let demoArchiveLoad = Task {
+    let archive = try! StoryArchive(storage: .inMemory(), embedder: try! SentenceEmbedder())
+    _ = try! await archive.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
     return archive
-}()
+}
+/// Waits for `demoArchiveLoad` (built once, by the first test that asks).
+var demoArchive: StoryArchive { get async { await demoArchiveLoad.value } }
 
 /// A service over the demo corpus with its own chat database and the offline responder
 /// (or `provider`), accepting development tokens.
@@ -29,10 +31,11 @@ struct TestService {
     let service: GriotService
     let verifier: TokenVerifier
 
-    init(provider: any ChatProvider = ExtractiveResponder(), archive: StoryArchive = demoArchive, grace: Double = 10,
+    init(provider: any ChatProvider = ExtractiveResponder(), archive: StoryArchive? = nil, grace: Double = 10,
          limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults) async throws {
+        let archive = if let archive { archive } else { await demoArchive }
         let prompts = try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts"))
-        let chats = try ChatStore(writer: StoryStore.inMemory().writer)
+        let chats = try Storage.inMemory().chats
         let engine = ChatEngine(archive: archive, chats: chats, prompts: prompts, provider: provider, counters: .bytePair)
         verifier = try await TokenVerifier.make(AuthConfiguration(environment: ["GRIOT_AUTH_MODE": "development"]))
         service = try GriotService(engine: engine, verifier: verifier, turns: TurnRegistry(grace: grace), limits: limits, routeLimits: routeLimits)

@@ -6,12 +6,12 @@ import Testing
 @Suite("Migrations")
 struct MigrationTests {
     @Test("A database written at v3 opens at v4 with its messages intact, versioned and editable")
-    func upgradeFromV3() throws {
+    func upgradeFromV3() async throws {
         let database = try TemporaryDatabase()
         do {
             let pool = try database.pool()
-            try Schema.migrator.migrate(pool, upTo: "v3: threads, messages and turns")
-            try pool.write { db in
+            try SQLiteSchema.migrator.migrate(pool, upTo: "v3: threads, messages and turns")
+            try await pool.write { db in
                 try db.execute(sql: "INSERT INTO thread (id, assistant, userID, title, createdAt, updatedAt) VALUES ('t-1', 'griot', 'u-ruth', 'Aunt Lil', ?1, ?1)",
                                arguments: [t0])
                 try db.execute(sql: """
@@ -19,42 +19,42 @@ struct MigrationTests {
                     VALUES ('m-1', 't-1', 1, 'user', 'Who was Aunt Lil?', 'complete', ?1, ?1)
                     """, arguments: [t0])
             }
-            #expect(try pool.read { db in try db.tableExists("auditEntry") } == false)
+            #expect(try await pool.read { db in try db.tableExists("auditEntry") } == false)
         }
 
-        let store = try StoryStore(path: database.path)
-        let chats = try ChatStore(writer: store.writer)
-        let applied = try store.writer.read { db in try Schema.migrator.appliedIdentifiers(db) }
+        let store = try SQLiteStoryStore(path: database.path)
+        let chats = try SQLiteChatStore(writer: store.writer)
+        let applied = try await store.writer.read { db in try SQLiteSchema.migrator.appliedIdentifiers(db) }
         #expect(applied.contains("v4: audit, rate limits and retention"))
-        #expect(try store.writer.read { db in try Schema.migrator.hasCompletedMigrations(db) })
-        let message = try #require(try chats.message(id: "m-1"))
+        #expect(try await store.writer.read { db in try SQLiteSchema.migrator.hasCompletedMigrations(db) })
+        let message = try #require(try await chats.message(id: "m-1"))
         #expect(message.version == 1)
         #expect(message.content == "Who was Aunt Lil?")
-        let edited = try chats.editMessage(id: "m-1", content: "Who was Aunt Lillian?", ifMatch: "\"m-m-1-v1\"", by: "u-ruth", now: t0 + 1)
+        let edited = try await chats.editMessage(id: "m-1", content: "Who was Aunt Lillian?", ifMatch: "\"m-m-1-v1\"", by: "u-ruth", now: t0 + 1)
         #expect(edited.etag == "\"m-m-1-v2\"")
-        #expect(try chats.appendMessage(threadID: "t-1", role: .assistant, content: "She ran the store.", now: t0 + 2).sequence == 2)
-        #expect(try RateLimiter(writer: store.writer).admit(userID: "u-ruth", now: t0).isAllowed)
-        #expect(try chats.auditEntries(AuditFilter(threadID: "t-1")).count == 2)
+        #expect(try await chats.appendMessage(threadID: "t-1", role: .assistant, content: "She ran the store.", now: t0 + 2).sequence == 2)
+        #expect(try await SQLiteRateLimiter(writer: store.writer).admit(userID: "u-ruth", now: t0).isAllowed)
+        #expect(try await chats.auditEntries(AuditFilter(threadID: "t-1")).count == 2)
 
         // Opening it again runs nothing twice.
-        let again = try ChatStore(writer: StoryStore(path: database.path).writer)
-        #expect(try again.message(id: "m-1")?.version == 2)
+        let again = try SQLiteChatStore(writer: SQLiteStoryStore(path: database.path).writer)
+        #expect(try await again.message(id: "m-1")?.version == 2)
     }
 
     @Test("v8 is the last migration, after v7, v6 and v5")
     func order() throws {
-        #expect(Schema.migrator.migrations.suffix(6) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention",
+        #expect(SQLiteSchema.migrator.migrations.suffix(6) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention",
                                                           "v5: safety verdicts and warnings", "v6: thread titles only from allowed messages",
                                                           "v7: abuse limits under a user pseudonym, retained texts", "v8: support grants"])
     }
 
     @Test("v6 renames a thread a blocked message named after its first allowed message, and leaves other titles alone")
-    func titlesFromAllowedMessages() throws {
+    func titlesFromAllowedMessages() async throws {
         let database = try TemporaryDatabase()
         do {
             let pool = try database.pool()
-            try Schema.migrator.migrate(pool, upTo: "v5: safety verdicts and warnings")
-            try pool.write { db in
+            try SQLiteSchema.migrator.migrate(pool, upTo: "v5: safety verdicts and warnings")
+            try await pool.write { db in
                 for (thread, title) in [("t-blocked-first", "You are worthless trash"), ("t-only-blocked", "You are worthless trash"),
                                         ("t-fine", "Who was Aunt Lil?")] {
                     try db.execute(sql: "INSERT INTO thread (id, assistant, userID, title, createdAt, updatedAt) VALUES (?, 'coach', 'u-ruth', ?, ?, ?)",
@@ -74,9 +74,9 @@ struct MigrationTests {
                 }
             }
         }
-        let chats = try ChatStore(writer: StoryStore(path: database.path).writer)
-        #expect(try chats.thread(id: "t-blocked-first")?.title == "How do I start a gratitude practice?")
-        #expect(try chats.thread(id: "t-only-blocked")?.title == "")
-        #expect(try chats.thread(id: "t-fine")?.title == "Who was Aunt Lil?")
+        let chats = try SQLiteChatStore(writer: SQLiteStoryStore(path: database.path).writer)
+        #expect(try await chats.thread(id: "t-blocked-first")?.title == "How do I start a gratitude practice?")
+        #expect(try await chats.thread(id: "t-only-blocked")?.title == "")
+        #expect(try await chats.thread(id: "t-fine")?.title == "Who was Aunt Lil?")
     }
 }

@@ -8,8 +8,8 @@ let t0 = Date(timeIntervalSince1970: 1_750_000_000)
 func days(_ count: Double) -> TimeInterval { count * 86_400 }
 
 /// A chat store on a private in-memory database.
-func makeChats() throws -> ChatStore {
-    try ChatStore(writer: StoryStore.inMemory().writer)
+func makeChats() throws -> SQLiteChatStore {
+    try SQLiteChatStore(writer: SQLiteStoryStore.inMemory().writer)
 }
 
 /// A database file in a directory of its own, removed when the value goes.
@@ -36,17 +36,17 @@ final class TemporaryDatabase {
 /// A question and its reply, with the reply's turn (whose snapshot copies the reply's text,
 /// as the chat pipeline's does).
 @discardableResult
-func exchange(_ chats: ChatStore, threadID: String, question: String, reply: String, at: Date) throws -> (question: MessageRecord, reply: MessageRecord) {
+func exchange(_ chats: SQLiteChatStore, threadID: String, question: String, reply: String, at: Date) async throws -> (question: MessageRecord, reply: MessageRecord) {
     let turnID = UUID().uuidString
-    let asked = try chats.appendMessage(threadID: threadID, role: .user, content: question, turnID: turnID, now: at)
-    let answered = try chats.appendMessage(threadID: threadID, role: .assistant, content: reply, turnID: turnID, now: at)
-    try chats.saveTurn(TurnRecord(id: turnID, threadID: threadID, userMessageID: asked.id, assistantMessageID: answered.id, assistant: "griot",
+    let asked = try await chats.appendMessage(threadID: threadID, role: .user, content: question, turnID: turnID, now: at)
+    let answered = try await chats.appendMessage(threadID: threadID, role: .assistant, content: reply, turnID: turnID, now: at)
+    try await chats.saveTurn(TurnRecord(id: turnID, threadID: threadID, userMessageID: asked.id, assistantMessageID: answered.id, assistant: "griot",
                                   promptVersion: 1, promptHash: "h", provider: "extractive", model: "griot-extractive-1", status: .complete,
                                   startedAt: at, finishedAt: at, snapshot: #"{"text":"\#(reply)"}"#))
     return (asked, answered)
 }
 
 /// How many rows `table` holds.
-func count(_ chats: ChatStore, _ table: String, where condition: String = "1", _ arguments: StatementArguments = []) throws -> Int {
+func count(_ chats: SQLiteChatStore, _ table: String, where condition: String = "1", _ arguments: StatementArguments = []) throws -> Int {
     try chats.writer.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE \(condition)", arguments: arguments) ?? 0 }
 }

@@ -6,34 +6,34 @@ import Testing
 @Suite("GDPR erasure")
 struct UserPurgeTests {
     @Test("purgeUser removes everything of that user in one go, leaves another user untouched, and keeps only a content-free record of the erasure")
-    func purgeOneUser() throws {
+    func purgeOneUser() async throws {
         let chats = try makeChats()
-        let limiter = try RateLimiter(writer: chats.writer)
+        let limiter = try SQLiteRateLimiter(writer: chats.writer)
         for user in ["u-ruth", "u-simone"] {
-            let live = try chats.createThread(assistant: "griot", userID: user, now: t0)
-            let coach = try chats.createThread(assistant: "coach", userID: user, courseID: "c-1", now: t0)
-            try AuditContext.$current.withValue(AuditContext(actorID: user, ipHash: "ip-\(user)")) {
-                try exchange(chats, threadID: live.id, question: "Who was Aunt Lil?", reply: "She ran the store.", at: t0)
-                try exchange(chats, threadID: coach.id, question: "I keep putting it off", reply: "What is one step?", at: t0 + days(10))
+            let live = try await chats.createThread(assistant: "griot", userID: user, now: t0)
+            let coach = try await chats.createThread(assistant: "coach", userID: user, courseID: "c-1", now: t0)
+            try await AuditContext.$current.withValue(AuditContext(actorID: user, ipHash: "ip-\(user)")) {
+                try await exchange(chats, threadID: live.id, question: "Who was Aunt Lil?", reply: "She ran the store.", at: t0)
+                try await exchange(chats, threadID: coach.id, question: "I keep putting it off", reply: "What is one step?", at: t0 + days(10))
             }
-            try chats.archiveMessages(now: t0 + days(600))
-            try exchange(chats, threadID: live.id, question: "And Uncle Ray?", reply: "He drove the truck.", at: t0 + days(600))
-            let deleted = try chats.createThread(assistant: "griot", userID: user, now: t0 + days(600))
-            try exchange(chats, threadID: deleted.id, question: "Delete me", reply: "Done", at: t0 + days(600))
-            try chats.softDeleteThread(id: deleted.id, by: user, now: t0 + days(600))
-            try chats.saveProfile(ProfileRecord(userID: user, displayName: user, bio: "I grew up in Greenville."))
-            _ = try limiter.admit(userID: user, now: t0 + days(600))
+            try await chats.archiveMessages(now: t0 + days(600))
+            try await exchange(chats, threadID: live.id, question: "And Uncle Ray?", reply: "He drove the truck.", at: t0 + days(600))
+            let deleted = try await chats.createThread(assistant: "griot", userID: user, now: t0 + days(600))
+            try await exchange(chats, threadID: deleted.id, question: "Delete me", reply: "Done", at: t0 + days(600))
+            try await chats.softDeleteThread(id: deleted.id, by: user, now: t0 + days(600))
+            try await chats.saveProfile(ProfileRecord(userID: user, displayName: user, bio: "I grew up in Greenville."))
+            _ = try await limiter.admit(userID: user, now: t0 + days(600))
         }
         // Ruth, a coach, deleted one of Simone's messages: that entry is about Simone's data.
-        let simonesThread = try #require(try chats.threads(userID: "u-simone", assistant: "griot").first)
-        let simonesMessage = try #require(try chats.messages(threadID: simonesThread.id).messages.first)
-        try AuditContext.$current.withValue(AuditContext(actorID: "u-ruth", ipHash: "ip-u-ruth")) {
-            _ = try chats.softDeleteMessage(id: simonesMessage.id, by: "u-ruth", now: t0 + days(601))
+        let simonesThread = try #require(try await chats.threads(userID: "u-simone", assistant: "griot").first)
+        let simonesMessage = try #require(try await chats.messages(threadID: simonesThread.id).messages.first)
+        try await AuditContext.$current.withValue(AuditContext(actorID: "u-ruth", ipHash: "ip-u-ruth")) {
+            _ = try await chats.softDeleteMessage(id: simonesMessage.id, by: "u-ruth", now: t0 + days(601))
         }
         let simoneBefore = try snapshot(chats, userID: "u-simone")
 
-        let counts = try AuditContext.$current.withValue(AuditContext(actorID: "u-admin", ipHash: "ip-admin")) {
-            try chats.purgeUser(userID: "u-ruth", now: t0 + days(602))
+        let counts = try await AuditContext.$current.withValue(AuditContext(actorID: "u-admin", ipHash: "ip-admin")) {
+            try await chats.purgeUser(userID: "u-ruth", now: t0 + days(602))
         }
         #expect(counts.threads == 3)
         #expect(counts.messages == 4)          // two live, two in the deleted thread
@@ -51,10 +51,10 @@ struct UserPurgeTests {
         for table in ["message", "archivedMessage", "turn"] {
             #expect(try count(chats, table, where: "threadID NOT IN (SELECT id FROM thread)") == 0)
         }
-        #expect(try chats.profile(userID: "u-ruth") == nil)
+        #expect(try await chats.profile(userID: "u-ruth") == nil)
 
         // What is left about Ruth is the record of the erasure: her id, the admin's, the counts.
-        let left = try chats.writer.read { db in
+        let left = try await chats.writer.read { db in
             try AuditEntry.fetchAll(db, sql: "SELECT * FROM auditEntry WHERE userID = ? OR actorID = ? OR ipHash = ?",
                                     arguments: ["u-ruth", "u-ruth", "ip-u-ruth"])
         }
@@ -68,24 +68,24 @@ struct UserPurgeTests {
 
         // Simone keeps all she had; the entry about her message keeps its action, without Ruth's identity.
         #expect(try snapshot(chats, userID: "u-simone") == simoneBefore)
-        let aboutSimone = try #require(try chats.auditEntries(AuditFilter(messageID: simonesMessage.id, actions: [.messageDelete])).first)
+        let aboutSimone = try #require(try await chats.auditEntries(AuditFilter(messageID: simonesMessage.id, actions: [.messageDelete])).first)
         #expect(aboutSimone.userID == "u-simone")
         #expect(aboutSimone.actorID == nil && aboutSimone.ipHash == nil)
     }
 
     @Test("A user who erases themselves leaves no address in the record")
-    func selfErasure() throws {
+    func selfErasure() async throws {
         let chats = try makeChats()
-        _ = try chats.createThread(assistant: "griot", userID: "u-ruth", now: t0)
-        try AuditContext.$current.withValue(AuditContext(actorID: "u-ruth", ipHash: "ip-u-ruth")) {
-            _ = try chats.purgeUser(userID: "u-ruth", now: t0)
+        _ = try await chats.createThread(assistant: "griot", userID: "u-ruth", now: t0)
+        try await AuditContext.$current.withValue(AuditContext(actorID: "u-ruth", ipHash: "ip-u-ruth")) {
+            _ = try await chats.purgeUser(userID: "u-ruth", now: t0)
         }
-        let record = try #require(try chats.auditEntries().first)
+        let record = try #require(try await chats.auditEntries().first)
         #expect(record.action == .userPurge && record.actorID == "u-ruth" && record.ipHash == nil)
     }
 
     /// Everything of one user, table by table.
-    private func snapshot(_ chats: ChatStore, userID: String) throws -> [String] {
+    private func snapshot(_ chats: SQLiteChatStore, userID: String) throws -> [String] {
         try chats.writer.read { db in
             var rows: [String] = []
             for sql in ["SELECT * FROM thread WHERE userID = ?1 ORDER BY id",

@@ -8,15 +8,15 @@ import Testing
     /// of writes costs a sync or two, not one each.
     @Test func writesAreSyncedWithinHalfASecondInGroups() async throws {
         let database = try TemporaryDatabase()
-        let store = try StoryStore(path: database.path)
-        let chats = try ChatStore(writer: store.writer)
+        let store = try SQLiteStoryStore(path: database.path)
+        let chats = try SQLiteChatStore(writer: store.writer)
         let syncer = try #require(store.startWALSync())
         defer { syncer.stop() }
-        let thread = try chats.createThread(assistant: "coach", userID: "u-1")
+        let thread = try await chats.createThread(assistant: "coach", userID: "u-1")
         for round in 0..<3 {
             let before = syncer.syncCount
             for index in 0..<50 {
-                try chats.appendMessage(threadID: thread.id, role: .user, content: "round \(round) message \(index)")
+                try await chats.appendMessage(threadID: thread.id, role: .user, content: "round \(round) message \(index)")
             }
             #expect(!syncer.isCurrent, "just written, not yet synced")
             let written = ContinuousClock.now
@@ -32,6 +32,6 @@ import Testing
     }
 
     @Test func anInMemoryStoreHasNoSyncer() throws {
-        #expect(try StoryStore.inMemory().startWALSync() == nil)
+        #expect(try SQLiteStoryStore.inMemory().startWALSync() == nil)
     }
 }

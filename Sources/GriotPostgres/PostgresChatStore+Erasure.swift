@@ -1,0 +1,49 @@
+import Foundation
+import GriotStore
+import PostgresNIO
+
+/// A user's right to erasure: everything the store holds about one user goes in one
+/// transaction, so an erasure is never half done.
+extension PostgresChatStore {
+    /// Deletes the user's threads (live and deleted) with their messages, archived messages,
+    /// turns and retained texts, the user's profile, support grants, safety verdicts and audit
+    /// entries, and removes the user's identity and IP hash from entries about other users' data
+    /// the user acted on. What stays is one `user.purge` entry naming the user, with the counts
+    /// and no content, as the record that the erasure was done. Another user's data is not touched.
+    ///
+    /// The abuse limits stay: rate-limit windows and the moderation warning count are kept under
+    /// the user's pseudonym (`UserPseudonyms`), never under the id, for their window only, so an
+    /// erasure is no way to reset them (see `SQLiteChatStore.purgeUser` and docs/SECURITY.md).
+    @discardableResult
+    public func purgeUser(userID: String, by actorID: String? = nil, now: Date = Date()) async throws -> RetentionCounts {
+        let context = AuditContext.current
+        let actor = actorID ?? context?.actorID
+        return try await transaction { connection in
+            var counts = RetentionCounts()
+            let threadIDs = try await Self.rows("SELECT id FROM thread WHERE userid = \(userID) ORDER BY id FOR UPDATE", on: connection)
+                .map { try $0.makeRandomAccess()[0].decode(String.self) }
+            for threadID in threadIDs { counts.add(try await Self.removeThread(threadID, on: connection)) }
+
+            counts.profiles = try await Self.rows("DELETE FROM profile WHERE userid = \(userID) RETURNING userid", on: connection).count
+            try await Self.rows("DELETE FROM retainedtext WHERE userid = \(userID)", on: connection)
+            try await Self.rows("DELETE FROM supportgrant WHERE owneruserid = \(userID)", on: connection)
+            counts.verdicts = try await Self.rows("DELETE FROM safetyverdict WHERE userid = \(userID) RETURNING id", on: connection).count
+
+            counts.auditEntries = try await Self.rows("""
+                DELETE FROM auditentry WHERE userid = \(userID) OR threadid = ANY(\(threadIDs)) RETURNING id
+                """, on: connection).count
+            try await Self.rows("UPDATE auditentry SET actorid = NULL, iphash = NULL WHERE actorid = \(userID)", on: connection)
+
+            // The user's own address is theirs to erase too; an admin's stays, for accountability.
+            let byUser = actor == userID
+            try await Self.insert(AuditEntry(at: now, action: .userPurge, userID: userID, actorID: actor, ipHash: byUser ? nil : context?.ipHash,
+                                             details: AuditEntry.details([
+                                                 "threads": .int(counts.threads), "messages": .int(counts.messages),
+                                                 "archivedMessages": .int(counts.archivedMessages), "turns": .int(counts.turns),
+                                                 "profiles": .int(counts.profiles),
+                                                 "auditEntries": .int(counts.auditEntries), "verdicts": .int(counts.verdicts),
+                                             ])), on: connection)
+            return counts
+        }
+    }
+}

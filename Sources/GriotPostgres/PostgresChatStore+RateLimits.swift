@@ -1,0 +1,7 @@
+import GriotStore
+
+extension PostgresChatStore {
+    public func rateLimiter(_ limits: [RateLimit]) throws -> any RateLimiter {
+        PostgresRateLimiter(database: database, limits: limits, pseudonyms: pseudonyms)
+    }
+}

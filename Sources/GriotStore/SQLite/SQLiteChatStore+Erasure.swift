@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+
+/// A user's right to erasure: everything the store holds about one user goes in one
+/// transaction, so an erasure is never half done.
+extension SQLiteChatStore {
+    /// Deletes the user's threads (live and deleted) with their messages, archived messages,
+    /// turns and retained texts, the user's profile, safety verdicts and audit entries, and removes the user's
+    /// identity and IP hash from entries about other users' data the user acted on. What stays
+    /// is one `user.purge` entry naming the user, with the counts and no content, as the record
+    /// that the erasure was done. Another user's data is not touched.
+    ///
+    /// The abuse limits stay: rate-limit windows and the moderation warning count are kept under
+    /// the user's pseudonym (`UserPseudonyms`), never under the id, for their window only, so an
+    /// erasure is no way to reset them (the legitimate interest of the people the limits
+    /// protect; see docs/SECURITY.md).
+    @discardableResult
+    public func purgeUser(userID: String, by actorID: String? = nil, now: Date = Date()) async throws -> RetentionCounts {
+        let context = AuditContext.current
+        let actor = actorID ?? context?.actorID
+        return try await writer.commit { db in
+            var counts = RetentionCounts()
+            let threadIDs = try String.fetchAll(db, sql: "SELECT id FROM thread WHERE userID = ?", arguments: [userID])
+            for threadID in threadIDs { counts.add(try Self.removeThread(threadID, db)) }
+
+            try db.execute(sql: "DELETE FROM profile WHERE userID = ?", arguments: [userID])
+            counts.profiles = db.changesCount
+            try db.execute(sql: "DELETE FROM retainedText WHERE userID = ?", arguments: [userID])
+            try db.execute(sql: "DELETE FROM supportGrant WHERE ownerUserID = ?", arguments: [userID])
+            try db.execute(sql: "DELETE FROM safetyVerdict WHERE userID = ?", arguments: [userID])
+            counts.verdicts = db.changesCount
+
+            let threadList = String(decoding: try JSONEncoder().encode(threadIDs), as: UTF8.self)
+            try db.execute(sql: "DELETE FROM auditEntry WHERE userID = ? OR threadID IN (SELECT value FROM json_each(?))",
+                           arguments: [userID, threadList])
+            counts.auditEntries = db.changesCount
+            try db.execute(sql: "UPDATE auditEntry SET actorID = NULL, ipHash = NULL WHERE actorID = ?", arguments: [userID])
+
+            // The user's own address is theirs to erase too; an admin's stays, for accountability.
+            let byUser = actor == userID
+            var entry = AuditEntry(at: now, action: .userPurge, userID: userID, actorID: actor, ipHash: byUser ? nil : context?.ipHash,
+                                   details: AuditEntry.details([
+                                       "threads": .int(counts.threads), "messages": .int(counts.messages),
+                                       "archivedMessages": .int(counts.archivedMessages), "turns": .int(counts.turns),
+                                       "profiles": .int(counts.profiles),
+                                       "auditEntries": .int(counts.auditEntries), "verdicts": .int(counts.verdicts),
+                                   ]))
+            try entry.insert(db)
+            return counts
+        }
+    }
+}
