@@ -252,7 +252,7 @@ extension PostgresChatStore {
     /// Runs one statement on a pooled connection, outside a transaction, and reads all its rows.
     @discardableResult
     func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await database.client.query(query, logger: database.logger).collect()
+        try await PostgresDatabase.carriedThrough { [database] in try await database.client.query(query, logger: database.logger).collect() }
     }
 
     /// Runs one statement inside a transaction and reads all its rows (so that its errors are

@@ -61,13 +61,34 @@ public final class PostgresDatabase: Sendable {
 
     /// Runs `body` in a transaction on one pooled connection: committed when it returns, rolled
     /// back when it throws. Rethrows `body`'s own error (not postgres-nio's wrapper), so a
-    /// `ChatStoreError` thrown inside reaches the caller as it is.
+    /// `ChatStoreError` thrown inside reaches the caller as it is. Carried to its end when the
+    /// calling task is cancelled (see `carriedThrough`).
     func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        try await withoutActuallyEscaping(body) { body in
+            let work = Unescaped(body)
+            return try await Self.carriedThrough { [client, logger] in
+                do {
+                    return try await client.withTransaction(logger: logger) { connection in try await work.body(connection) }
+                } catch let error as PostgresTransactionError {
+                    throw error.closureError ?? error.beginError ?? error.commitError ?? error
+                }
+            }
         }
+    }
+
+    /// Runs `work` in a task of its own, which a cancellation of the caller does not reach.
+    /// postgres-nio refuses to lease a connection to a cancelled task, and a turn's final writes
+    /// run in a task that was cancelled on purpose (the user pressed stop, the client left): the
+    /// reply must still be stored, marked stopped. The caller waits for the work either way.
+    static func carriedThrough<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await Task { try await work() }.value
+    }
+
+    /// A non-escaping closure handed to `carriedThrough`, which awaits it before returning, so it
+    /// never outlives the call that owns it.
+    private struct Unescaped<Result>: @unchecked Sendable {
+        let body: (PostgresConnection) async throws -> Result
+        init(_ body: @escaping (PostgresConnection) async throws -> Result) { self.body = body }
     }
 }
 
