@@ -36,6 +36,11 @@ extension PostgresStoryStore {
         return removed.count
     }
 
+    /// Returns when a story change commits on any node (its NOTIFY), or after `timeout`.
+    public func waitForChange(timeout: Duration) async {
+        await changeSignal.wait(timeout: timeout)
+    }
+
     /// Serialises the transactions that write stories or their vectors (and so append to the log).
     static func lockStoryWrites(_ connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("SELECT pg_advisory_xact_lock(\(saveLockClass), hashtext('story saves in ' || current_schema()))", logger: logger)

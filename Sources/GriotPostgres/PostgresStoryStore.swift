@@ -17,6 +17,8 @@ import PostgresNIO
 /// ```
 public final class PostgresStoryStore: StoryStore {
     public let database: PostgresDatabase
+    /// Wakes `waitForChange` at each committed story change (LISTEN/NOTIFY).
+    let changeSignal: ChangeSignal
 
     /// The advisory lock of story saves: (`'GRIO'`, a hash of `'story'` and the schema), beside
     /// the migrations' lock (see `PostgresSchema.lockClass`).
@@ -24,6 +26,7 @@ public final class PostgresStoryStore: StoryStore {
 
     public init(database: PostgresDatabase) {
         self.database = database
+        self.changeSignal = ChangeSignal(database: database)
     }
 
     // MARK: Writing

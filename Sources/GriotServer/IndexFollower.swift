@@ -4,8 +4,9 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Keeps this node's in-memory index a replica of the database's stories: a few times a second
-/// it applies the change log (`StoryArchive.catchUp`), so a story ingested, deleted or made
+/// Keeps this node's in-memory index a replica of the database's stories: at each committed
+/// change (PostgreSQL's LISTEN/NOTIFY wakes it) and at least five times a second, it applies
+/// the change log (`StoryArchive.catchUp`), so a story ingested, deleted or made
 /// private through any node reaches this node's searches within a fraction of a second. It also
 /// says how far behind the node is, for `/readyz`: a node that cannot keep up (or cannot read
 /// the log) answers 503 there, and the balancer takes it out of rotation until it has caught up.
@@ -57,7 +58,9 @@ public final class IndexFollower: Service, Sendable {
         try? await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await self.followOnce()
-                try await Task.sleep(for: self.interval)
+                // Woken by the database at a commit where it can tell (PostgreSQL's NOTIFY);
+                // otherwise, and as the fallback, polled every `interval`.
+                await self.archive.store.waitForChange(timeout: self.interval)
             }
         }
     }

@@ -42,4 +42,19 @@ import Testing
             #expect(try await stories.lastChangeSequence() == log.last!.sequence)
         }
     }
+
+    @Test("On PostgreSQL a follower waiting for a change is woken by the commit (NOTIFY), not by its timeout")
+    func aCommitWakesTheFollower() async throws {
+        try await StoreBackend.postgres.withStorage { storage in
+            let stories = storage.stories
+            // The first wait opens the LISTEN connection; let it settle before the write.
+            await stories.waitForChange(timeout: .milliseconds(300))
+            let started = ContinuousClock.now
+            async let woken: Void = stories.waitForChange(timeout: .seconds(20))
+            try await Task.sleep(for: .milliseconds(100))
+            try await stories.save([Self.story("s-a", "The ferry ran until the river froze.")], revision: "r1")
+            await woken
+            #expect(ContinuousClock.now - started < .seconds(10), "woken at the commit, long before the 20 s timeout")
+        }
+    }
 }

@@ -37,6 +37,10 @@ public protocol StoryStore: Sendable {
     /// Removes changes older than `age`, for a scheduled job; a node that fell further behind
     /// than that rebuilds its index from the stories.
     func pruneChanges(olderThan age: TimeInterval, now: Date) async throws -> Int
+    /// Waits until a change may have been committed (a wake-up, not a promise: the caller reads
+    /// the log to know), or for at most `timeout`. A database that can tell (PostgreSQL's
+    /// LISTEN/NOTIFY) answers at once; one that cannot simply waits, and the caller polls.
+    func waitForChange(timeout: Duration) async
 }
 
 extension StoryStore {
@@ -47,5 +51,10 @@ extension StoryStore {
 
     public func embeddings(model: String, passageIDs: [String]? = nil) async throws -> [String: [Float]] {
         try await embeddings(model: model, passageIDs: passageIDs)
+    }
+
+    /// Polling: a store that cannot be told of a change waits out the timeout.
+    public func waitForChange(timeout: Duration) async {
+        try? await Task.sleep(for: timeout)
     }
 }
