@@ -9,7 +9,8 @@ import Synchronization
 /// `retentionInterval` (an hour), messages and threads deleted more than 30 days ago are purged
 /// messages older than 18 months are moved to the archive table, and the safety stages'
 /// verdicts (moderation results) older than two years are deleted. Every job is idempotent,
-/// so several nodes may run them on one database.
+/// and on a shared database each runs on one node at a time (`ChatStore.runExclusively`: an
+/// advisory lock on PostgreSQL); a node that finds a job running skips it until next time.
 ///
 /// ```swift
 /// let jobs = MaintenanceService(chats: engine.chats, interruptedAfter: 90, logger: logger)
@@ -47,8 +48,10 @@ public final class MaintenanceService: Service, Sendable {
 
     public func runOnce(now: Date = Date()) async {
         do {
-            let interrupted = try await chats.markInterruptedReplies(staleAfter: interruptedAfter, now: now)
-            if interrupted > 0 { logger.info("marked \(interrupted) replies interrupted (left streaming by a stopped service)") }
+            _ = try await chats.runExclusively("interrupted-sweep") { [chats, interruptedAfter, logger] in
+                let interrupted = try await chats.markInterruptedReplies(staleAfter: interruptedAfter, now: now)
+                if interrupted > 0 { logger.info("marked \(interrupted) replies interrupted (left streaming by a stopped service)") }
+            }
         } catch {
             logger.error("marking interrupted replies failed: \(error)")
         }
@@ -59,18 +62,24 @@ public final class MaintenanceService: Service, Sendable {
         }
         guard due else { return }
         do {
-            let purged = try await chats.purgeDeleted(olderThan: DateComponents(day: 30), now: now)
-            if purged.messages + purged.threads > 0 {
-                logger.info("purged \(purged.threads) threads and \(purged.messages) messages deleted over 30 days ago")
-            }
-            let archived = try await chats.archiveMessages(olderThan: DateComponents(month: 18), now: now)
-            if archived > 0 { logger.info("archived \(archived) messages older than 18 months") }
-            let verdicts = try await chats.purgeVerdicts(olderThan: SafetyVerdictRecord.retention, now: now)
-            if verdicts > 0 { logger.info("deleted \(verdicts) safety verdicts older than two years") }
-            let warnings = try await chats.expireWarnings(now: now)
-            if warnings > 0 { logger.info("dropped \(warnings) moderation warning counts whose 90-day window passed") }
+            let ran = try await chats.runExclusively("retention") { [self] in try await retention(now: now) }
+            if !ran { logger.info("retention jobs skipped: another node is running them") }
         } catch {
             logger.error("retention jobs failed: \(error); they run again in \(Int(retentionInterval)) s")
         }
+    }
+
+    /// Purges, archives and expires what is due, on one node at a time (`runExclusively`).
+    private func retention(now: Date) async throws {
+        let purged = try await chats.purgeDeleted(olderThan: DateComponents(day: 30), now: now)
+        if purged.messages + purged.threads > 0 {
+            logger.info("purged \(purged.threads) threads and \(purged.messages) messages deleted over 30 days ago")
+        }
+        let archived = try await chats.archiveMessages(olderThan: DateComponents(month: 18), now: now)
+        if archived > 0 { logger.info("archived \(archived) messages older than 18 months") }
+        let verdicts = try await chats.purgeVerdicts(olderThan: SafetyVerdictRecord.retention, now: now)
+        if verdicts > 0 { logger.info("deleted \(verdicts) safety verdicts older than two years") }
+        let warnings = try await chats.expireWarnings(now: now)
+        if warnings > 0 { logger.info("dropped \(warnings) moderation warning counts whose 90-day window passed") }
     }
 }

@@ -205,4 +205,12 @@ public final class SQLiteChatStore: ChatStore {
     public func rateLimiter(_ limits: [RateLimit]) throws -> any RateLimiter {
         try SQLiteRateLimiter(writer: writer, limits: limits, pseudonyms: pseudonyms)
     }
+
+    // MARK: Scheduled jobs
+
+    /// One file has one writer at a time already, and its jobs are idempotent: the job runs.
+    public func runExclusively(_ job: String, _ body: @Sendable () async throws -> Void) async throws -> Bool {
+        try await body()
+        return true
+    }
 }

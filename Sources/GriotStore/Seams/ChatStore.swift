@@ -19,4 +19,9 @@ public protocol ChatStore: ThreadStore, MessageStore, TurnStore, AuditLog, Safet
     /// A limiter counting users' messages in this database, under their pseudonyms: the
     /// limits live with the conversations they limit, so every node on the database agrees.
     func rateLimiter(_ limits: [RateLimit]) throws -> any RateLimiter
+
+    /// Runs a scheduled job unless another node on this database is running the job of that
+    /// name now (then it returns false at once): the jobs are idempotent, but two nodes purging
+    /// or archiving the same rows together would only wait on each other's locks.
+    func runExclusively(_ job: String, _ body: @Sendable () async throws -> Void) async throws -> Bool
 }
