@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "GriotStoreTests", dependencies: ["GriotStore"]),
         // Every store operation against both backends: SQLite, and PostgreSQL started by scripts/postgres.sh.
         .testTarget(name: "GriotStoreConformanceTests", dependencies: [
-            "GriotStore", "GriotPostgres", "GriotStories", "GriotArchive", "GriotSearch",
+            "GriotStore", "GriotPostgres", "GriotStories", "GriotArchive", "GriotSearch", "GriotProviders", "GriotChat",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),

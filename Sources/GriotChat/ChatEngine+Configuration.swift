@@ -17,10 +17,12 @@ extension ChatEngine {
             throw ConfigurationError("the prompts folder (prompts/ of the checkout) was not found; run griot from the checkout or set GRIOT_PROMPTS")
         }
         let prompts = try PromptRegistry.load(folder: URL(fileURLWithPath: promptsPath))
-        let breakers = CircuitBreakerRegistry(policy: configuration.breaker)
+        let chats = chats ?? archive.storage.chats
+        // Shared through the database: a breaker one node opens is open on every node.
+        let breakers = CircuitBreakerRegistry(policy: configuration.breaker, ledger: StoredBreakerLedger(store: chats))
         let provider = try await makeProvider(configuration.provider, environment: environment, breakers: breakers, retry: configuration.retry,
                                               embedder: archive.embedder)
-        return ChatEngine(archive: archive, chats: chats ?? archive.storage.chats, prompts: prompts,
+        return ChatEngine(archive: archive, chats: chats, prompts: prompts,
                           provider: provider, counters: .bytePair, breakers: breakers,
                           safety: .standard(embedder: archive.embedder, environment: environment))
     }

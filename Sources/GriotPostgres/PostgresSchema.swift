@@ -298,5 +298,9 @@ enum PostgresSchema {
             """,
             "CREATE INDEX storyChange_by_at ON storyChange(at)",
         ]),
+        // What the breakers of every node know of a provider (`BreakerStore`).
+        Migration(name: "v10: shared circuit breakers", statements: [
+            "CREATE TABLE breakerState (name text PRIMARY KEY, openSince double precision, probeUntil double precision)",
+        ]),
     ]
 }

@@ -97,18 +97,38 @@ public actor CircuitBreaker {
     public nonisolated let name: String
     public nonisolated let policy: Policy
     public nonisolated let clock: any ResilienceClock
+    /// Shared with the other nodes calling the same provider, when there are any.
+    public nonisolated let ledger: (any BreakerLedger)?
     private var phase = Phase.closed
     private var consecutiveFailures = 0
     private var generation = 0
 
-    public init(name: String, policy: Policy = Policy(), clock: any ResilienceClock = SystemResilienceClock()) {
+    public init(name: String, policy: Policy = Policy(), clock: any ResilienceClock = SystemResilienceClock(),
+                ledger: (any BreakerLedger)? = nil) {
         self.name = name
         self.policy = policy
         self.clock = clock
+        self.ledger = ledger
     }
 
+    /// How long a node's probe holds the fleet's half-open slot before another node may probe
+    /// (a node that died mid-probe frees it this way).
+    static let probeLease: Double = 60
+
     /// Leave to call the provider, or `ProviderError.circuitOpen` when it must not be called now.
-    public func admit() throws(ProviderError) -> Permit {
+    /// With a ledger, the fleet's state is read first, and the half-open probe is claimed
+    /// fleet-wide: one call in the whole fleet tries the provider.
+    public func admit() async throws(ProviderError) -> Permit {
+        await adoptShared()
+        if let ledger, case .open(let since) = phase, clock.now() >= since + policy.openSeconds {
+            // Suspends: the phase is read again after the claim.
+            let claimed = (try? await ledger.claimProbe(name, now: clock.now(), openSeconds: policy.openSeconds, lease: Self.probeLease)) ?? true
+            guard claimed else { throw ProviderError.circuitOpen(provider: name, retryAfterSeconds: 0) }
+            if case .open(let now) = phase, now == since {
+                move(to: .halfOpen(since: since, probing: true))
+                return Permit(isProbe: true, generation: generation)
+            }
+        }
         switch phase {
         case .closed:
             return Permit(isProbe: false, generation: generation)
@@ -128,8 +148,56 @@ public actor CircuitBreaker {
     }
 
     /// Records how the call made with `permit` ended; returns the breaker's state afterwards.
+    /// With a ledger, an opening and a probe's end are told to the other nodes.
     @discardableResult
-    public func record(_ outcome: Outcome, for permit: Permit) -> Snapshot {
+    public func record(_ outcome: Outcome, for permit: Permit) async -> Snapshot {
+        let before = phase
+        let after = recordLocally(outcome, for: permit)
+        guard let ledger else { return after }
+        switch (before, phase) {
+        case (_, .open(let since)) where !Self.isOpen(before, since: since):
+            try? await ledger.recordOpen(name, since: since)
+        case (.halfOpen, .closed):
+            try? await ledger.recordClosed(name)
+        case (.halfOpen(_, true), .halfOpen(_, false)):
+            try? await ledger.releaseProbe(name)
+        default:
+            break
+        }
+        return after
+    }
+
+    /// The fleet's state and this node's, made one: a breaker another node opened (or opened
+    /// again after a failed probe) is open here; one another node's probe closed is closed here.
+    private func adoptShared() async {
+        guard let ledger, let shared = try? await ledger.state(of: name) else { return }
+        switch (phase, shared.openSince) {
+        case (.closed, let since?):
+            move(to: .open(since: since))
+        case (.open(let mine), let since?) where since > mine:
+            move(to: .open(since: since))
+        case (.halfOpen(let mine, _), let since?) where since > mine:
+            move(to: .open(since: since))
+        case (.open, nil), (.halfOpen, nil):
+            consecutiveFailures = 0
+            move(to: .closed)
+        default:
+            break
+        }
+    }
+
+    private static func isOpen(_ phase: Phase, since: Double) -> Bool {
+        if case .open(let earlier) = phase { return earlier == since }
+        return false
+    }
+
+    /// The snapshot after the fleet's state is read (for health checks and metrics).
+    public func sharedSnapshot() async -> Snapshot {
+        await adoptShared()
+        return snapshot()
+    }
+
+    private func recordLocally(_ outcome: Outcome, for permit: Permit) -> Snapshot {
         guard permit.generation == generation else { return snapshot() }
         switch (phase, outcome) {
         case (.closed, .success):

@@ -270,6 +270,15 @@ enum SQLiteSchema {
             }
             try db.create(index: "storyChange_by_at", on: "storyChange", columns: ["at"])
         }
+        migrator.registerMigration("v10: shared circuit breakers") { db in
+            // What the breakers of every node on the database know of a provider: opened when,
+            // and which node's probe holds the half-open slot until when (`BreakerStore`).
+            try db.create(table: "breakerState") { table in
+                table.primaryKey("name", .text)
+                table.column("openSince", .double)
+                table.column("probeUntil", .double)
+            }
+        }
         return migrator
     }
 }
