@@ -2,6 +2,7 @@ import Foundation
 import GriotPostgres
 import GriotStore
 import GriotStories
+import GriotTestSupport
 import PostgresNIO
 import Testing
 
@@ -314,9 +315,9 @@ struct PostgresDatabaseTests {
         #expect(names == ["v1: stories and passages", "v2: passage embeddings", "v3: threads, messages and turns",
                           "v4: audit, rate limits and retention", "v5: safety verdicts and warnings",
                           "v6: thread titles only from allowed messages", "v7: abuse limits under a user pseudonym, retained texts",
-                          "v8: support grants", "v9: story change log"])
+                          "v8: support grants", "v9: story change log", "v10: shared circuit breakers"])
         for database in databases { await database.close() }
-        await schema.drop()
+        try await schema.drop()
     }
 
     @Test("checkWritable refuses a role that may not write, naming the role and what to grant")
@@ -329,7 +330,7 @@ struct PostgresDatabaseTests {
         let error = await #expect(throws: PostgresDatabase.Failure.self) { try await stories.checkWritable() }
         #expect(error?.description.contains("grant") == true)
         await database.close()
-        await schema.drop()
+        try await schema.drop()
     }
 
     @Test("A story holding a NUL character is refused whole, naming the story and what to do")
@@ -343,7 +344,7 @@ struct PostgresDatabaseTests {
         #expect(error?.description.contains("story nul") == true)
         #expect(try await stories.storyCount() == 0)
         await database.close()
-        await schema.drop()
+        try await schema.drop()
     }
 
     @Test("Every node on one database derives the same user pseudonyms from the secret kept in meta")
@@ -358,6 +359,6 @@ struct PostgresDatabaseTests {
         #expect(salted.chats.pseudonyms.key(for: "u-maya") == UserPseudonyms(secret: Data("a salt".utf8)).key(for: "u-maya"))
         await first.close()
         await second.close()
-        await schema.drop()
+        try await schema.drop()
     }
 }
