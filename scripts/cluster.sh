@@ -248,7 +248,8 @@ start_node() {
     fi
     echo "=== $(date -u +%Y-%m-%dT%H:%M:%SZ) scripts/cluster.sh: griot serve --port $port" >>"$log"
     # Its own session, so the caller's Ctrl-C does not reach it; down stops it by its pid.
-    GRIOT_DATABASE_URL="$url" setsid "$bin" serve --host 127.0.0.1 --port "$port" --database "$url" \
+    # nginx connects from 127.0.0.1: its X-Forwarded-For names the client (audit hashes, per-address limits).
+    GRIOT_DATABASE_URL="$url" GRIOT_TRUSTED_PROXIES="${GRIOT_TRUSTED_PROXIES:-127.0.0.1}" setsid "$bin" serve --host 127.0.0.1 --port "$port" --database "$url" \
         </dev/null >>"$log" 2>&1 &
     echo $! >"$dir/node-$n.pid"
     say "node $n starting (pid $!) on 127.0.0.1:$port, log $log"

@@ -62,7 +62,8 @@ struct ServeCommand: AsyncParsableCommand {
             }
             addresses = AddressHasher(salt: Data(salt.utf8))
         }
-        let service = try GriotService(engine: engine, verifier: verifier, routeLimits: routeLimits, addresses: addresses)
+        let service = try GriotService(engine: engine, verifier: verifier, routeLimits: routeLimits, addresses: addresses,
+                                       trustedProxies: ForwardedClient.trusted(environment))
         // Commits are synced to disk within 200 ms, in groups, off the request path.
         let syncer = (archive.store as? SQLiteStoryStore)?.startWALSync()
         // A streaming reply's checkpoints are synced as they are written, so the text a client

@@ -22,6 +22,7 @@ struct AccessMiddleware: RouterMiddleware {
     let addresses: AddressHasher
     let policy: AccessPolicy
     let limiter: RouteLimiter
+    let trustedProxies: Set<String>
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // Not a route (the router answers 404 itself).
@@ -30,8 +31,10 @@ struct AccessMiddleware: RouterMiddleware {
             throw APIError(.internalServerError, code: "no_access_rule",
                            "\(request.method.rawValue) \(path) has no row in AccessPolicy.rules, so nobody may call it; add one.")
         }
+        let client = ForwardedClient.address(socket: context.remoteAddress?.ipAddress, forwardedFor: request.headers[ForwardedClient.header],
+                                             trusted: trustedProxies)
         guard row.rule.needsToken else {
-            let ticket = try limiter.admit(row.cost, key: .address(context.remoteAddress?.ipAddress ?? "unknown"))
+            let ticket = try limiter.admit(row.cost, key: .address(client ?? "unknown"))
             defer { limiter.release(ticket) }
             return try await next(request, context)
         }
@@ -49,7 +52,7 @@ struct AccessMiddleware: RouterMiddleware {
         context.logger[metadataKey: "user_id"] = .string(caller.userID)
         let ticket = try limiter.admit(row.cost, key: .user(caller.userID))
         defer { limiter.release(ticket) }
-        let audit = AuditContext(actorID: caller.userID, ipHash: addresses.hash(context.remoteAddress))
+        let audit = AuditContext(actorID: caller.userID, ipHash: client.map(addresses.hash))
         return try await AuditContext.$current.withValue(audit) {
             context.grant = try await policy.admit(row.rule, caller: caller, request: &request, context: context)
             return try await next(request, context)

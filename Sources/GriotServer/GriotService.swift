@@ -30,10 +30,14 @@ public struct GriotService: Sendable {
     public let drain = DrainState()
     /// Keeps the node's index current with the database's change log.
     public let follower: IndexFollower
+    /// The load balancers whose `X-Forwarded-For` names the client (`ForwardedClient`).
+    public let trustedProxies: Set<String>
 
     public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry = TurnRegistry(), metrics: ServiceMetrics = ServiceMetrics(),
-                limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults, addresses: AddressHasher = .ephemeral()) throws {
+                limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults, addresses: AddressHasher = .ephemeral(),
+                trustedProxies: Set<String> = []) throws {
         self.engine = engine
+        self.trustedProxies = trustedProxies
         self.addresses = addresses
         self.verifier = verifier
         self.turns = turns
@@ -52,7 +56,8 @@ public struct GriotService: Sendable {
         router.add(middleware: RequestMetricsMiddleware(metrics: metrics))
         router.add(middleware: DrainMiddleware(state: drain))
         // Who may call each route, and how often, is decided here, for every route, from one table.
-        router.add(middleware: AccessMiddleware(verifier: verifier, addresses: addresses, policy: AccessPolicy(chats: engine.chats), limiter: routeLimiter))
+        router.add(middleware: AccessMiddleware(verifier: verifier, addresses: addresses, policy: AccessPolicy(chats: engine.chats), limiter: routeLimiter,
+                                               trustedProxies: trustedProxies))
         HealthRoutes(engine: engine, metrics: metrics, drain: drain, follower: follower).add(to: router)
         let observer = TurnMetricsObserver(metrics: metrics, counters: engine.counters)
         let api = router.group("api")
