@@ -39,6 +39,13 @@ struct ArchiveOptions: ParsableArguments {
         return archive
     }
 
+    /// The database alone, without the index or the demo corpus (for writing prompt releases).
+    func openStorage() async throws -> Storage {
+        var configuration = try GriotConfiguration.load(file: config)
+        if let db { configuration.databasePath = db }
+        do { return try await StorageLocation.configured(configuration).open() } catch let error as ChatStoreError { throw ValidationError("\(error)") }
+    }
+
     private static let seededKey = "demo_corpus_seeded"
 
     private func seed(_ archive: StoryArchive, corpus: String?, into path: String) async throws {

@@ -81,7 +81,8 @@ struct PromptsCommand: ParsableCommand {
                 production's is refused under it unless --allow-offline is given; a change of settings \
                 alone (retrieval, budget) it can judge. Every attempt, refused or not, is appended to \
                 prompts/<assistant>/promotions.jsonl with who, when, the provider that judged and the \
-                metrics. Exits 1 when refused.
+                metrics, and to the database's log; a promotion moves `production` in the database \
+                (--database), where every node of it reads the label within a second. Exits 1 when refused.
                 """)
         @Argument(help: "The assistant, e.g. griot.") var assistant: String
         @Argument(help: "The version number.") var version: Int
@@ -117,7 +118,10 @@ struct PromptsCommand: ParsableCommand {
             let progress = ProgressBar(label: "\(assistant) v\(version)")
             let outcome: PromptPromotion.Outcome
             do {
-                outcome = try await promotion.run(suites: runnable, registry: registry, progress: { _, done, total in progress.update(done, total) }) { suite in
+                // The database every node reads the `production` label from (and the promotion log).
+                let releases = try await options.openStorage().chats
+                outcome = try await promotion.run(suites: runnable, registry: registry, releases: releases,
+                                                  progress: { _, done, total in progress.update(done, total) }) { suite in
                     try await options.evalEngine(for: suite, configuration: configuration)
                 }
             } catch let error as PromotionError {

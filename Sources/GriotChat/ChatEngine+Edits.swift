@@ -55,7 +55,7 @@ extension ChatEngine {
         guard MessageETag.matches(ifMatch, id: id, version: message.version) else { throw ChatStoreError.stale(message, sent: ifMatch) }
         let template: PromptTemplate
         do {
-            template = try prompts.template(for: thread.assistant, label: "production")
+            template = try await self.template(for: thread.assistant, label: "production")
         } catch {
             throw ChatError(.invalid, "The \(thread.assistant) assistant has no production prompt to moderate with (\(error)); publish one, then edit again.")
         }

@@ -79,6 +79,8 @@ public final class ChatEngine: Sendable {
     public let safety: SafetyTools
     /// Where streaming replies' text so far is written, off the threads that relay them.
     public let checkpoints: ReplyCheckpoints
+    /// The prompt labels promotions moved in the database, which win over releases.yaml.
+    public let labels = PromptLabels()
     let detector = LanguageDetector()
     let now: @Sendable () -> Date
 
@@ -113,7 +115,7 @@ public final class ChatEngine: Sendable {
         }
         let template: PromptTemplate
         do {
-            template = try prompts.template(for: request.assistant, label: request.promptLabel)
+            template = try await self.template(for: request.assistant, label: request.promptLabel)
         } catch {
             throw ChatError(.invalid, "\(error)")
         }

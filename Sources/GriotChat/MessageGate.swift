@@ -91,7 +91,7 @@ public struct MessageGate: Sendable {
     /// flag a coaching UI uses to bring in a coach. Never improvised: without a production
     /// crisis template this throws, and the caller says so.
     func crisisReply(assistant: String, userID: String, userName: String?, selfHarm: Double?) async throws -> CrisisReply {
-        guard let template = try? engine.prompts.template(for: Self.crisisTemplate, label: "production") else {
+        guard let template = try? await engine.template(for: Self.crisisTemplate, label: "production") else {
             throw TurnStageFailure(code: "crisis_template_missing",
                                    message: "This message needs the crisis reply, but prompts/\(Self.crisisTemplate) has no production version; publish one.")
         }

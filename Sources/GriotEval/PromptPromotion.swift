@@ -1,6 +1,7 @@
 import Foundation
 import GriotChat
 import GriotPrompts
+import GriotStore
 
 /// An eval-gated prompt release: an assistant's golden questions run with the new version, and
 /// the `production` label moves to it only if every gate of every file passes. Each attempt,
@@ -81,7 +82,11 @@ public struct PromptPromotion: Sendable {
     /// Runs the relevant suites with the new version (other assistants at `production`), moves
     /// `production` if all gates pass, and records the attempt. Throws when the version does not
     /// exist or no suite covers the assistant: a release must be measured.
-    public func run(suites: [EvalSuite], registry: PromptRegistry, progress: @escaping @Sendable (String, Int, Int) -> Void = { _, _, _ in },
+    /// `releases`: the database whose `production` label a promotion moves and whose log records
+    /// every attempt, so that every node on it answers with the promoted version (nil: the
+    /// prompts folder's files alone).
+    public func run(suites: [EvalSuite], registry: PromptRegistry, releases: (any PromptReleaseStore)? = nil,
+                    progress: @escaping @Sendable (String, Int, Int) -> Void = { _, _, _ in },
                     engine: (EvalSuite) async throws -> ChatEngine) async throws -> Outcome {
         guard let entry = registry.assistants[assistant], entry.isChatAssistant else {
             throw PromotionError("there is no chat assistant \(assistant); the assistants are \(registry.chatAssistants.joined(separator: ", "))")
@@ -96,13 +101,15 @@ public struct PromptPromotion: Sendable {
         var engines: [ChatEngine] = []
         for suite in covering { engines.append(try await engine(suite)) }
         let judge = engines[0].provider
-        let production = entry.labels["production"].flatMap { entry.versions[$0] }
+        // Production as the database has it (a promotion made through any node), else as the files say.
+        let current = try await releases?.promptLabels()[assistant]?["production"]?.version ?? entry.labels["production"]
+        let production = current.flatMap { entry.versions[$0] }
         // With no production version every section is new.
         let changed = production.map { template.sections.differences(from: $0.sections) } ?? ["system"]
         let offline = !engines.allSatisfy(\.provider.readsInstructions)
         var record = Record(
             assistant: assistant, version: version, promptHash: template.textHash, by: by, at: now(), promoted: false,
-            previous: entry.labels["production"], metrics: [:], failedGates: [], casesPassed: 0, cases: 0,
+            previous: current, metrics: [:], failedGates: [], casesPassed: 0, cases: 0,
             judgedBy: "\(judge.name) \(judge.defaultModel)", changedInstructions: changed,
             allowOffline: offline && !changed.isEmpty && allowOffline ? true : nil)
         if offline, !changed.isEmpty, !allowOffline {
@@ -110,7 +117,7 @@ public struct PromptPromotion: Sendable {
                 + "(\(changed.joined(separator: ", "))), and the gates would run with \(judge.name), which does not read instructions: "
                 + "its answers would be the same whatever the new text says. Run the gates with a model (--provider openai with "
                 + "OPENAI_BASE_URL, e.g. the local llama.cpp server), or pass --allow-offline to judge by retrieval alone (the promotion log records it)"
-            try append(record, folder: registry.folder.appendingPathComponent(assistant))
+            try await log(record, folder: registry.folder.appendingPathComponent(assistant), releases: releases)
             return Outcome(record: record, reports: [])
         }
         var reports: [EvalReport] = []
@@ -131,8 +138,10 @@ public struct PromptPromotion: Sendable {
         record.cases = reports.flatMap(\.results).count
         if promoted {
             try registry.publish(assistant: assistant, version: version, label: "production")
+            try await releases?.setPromptLabel(assistant: assistant, label: "production",
+                                               release: PromptRelease(version: version, textHash: template.textHash), at: now())
         }
-        try append(record, folder: registry.folder.appendingPathComponent(assistant))
+        try await log(record, folder: registry.folder.appendingPathComponent(assistant), releases: releases)
         return Outcome(record: record, reports: reports)
     }
 
@@ -145,11 +154,14 @@ public struct PromptPromotion: Sendable {
         return try text.split(separator: "\n").map { try decoder.decode(Record.self, from: Data($0.utf8)) }
     }
 
-    private func append(_ record: Record, folder: URL) throws {
+    /// Appends the attempt to the folder's promotions.jsonl and to the database's log.
+    private func log(_ record: Record, folder: URL, releases: (any PromptReleaseStore)?) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        let line = try encoder.encode(record) + Data("\n".utf8)
+        let json = try encoder.encode(record)
+        try await releases?.appendPromotion(assistant: record.assistant, record: String(decoding: json, as: UTF8.self), at: record.at)
+        let line = json + Data("\n".utf8)
         let url = folder.appendingPathComponent(Self.logFile)
         if !FileManager.default.fileExists(atPath: url.path) { FileManager.default.createFile(atPath: url.path, contents: nil) }
         let handle = try FileHandle(forWritingTo: url)

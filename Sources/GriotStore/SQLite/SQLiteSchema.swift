@@ -279,6 +279,25 @@ enum SQLiteSchema {
                 table.column("probeUntil", .double)
             }
         }
+        migrator.registerMigration("v11: prompt releases") { db in
+            // The labels a promotion moves, and every promotion attempt, where every node reads
+            // them (`PromptReleaseStore`); the prompt files ship with the service.
+            try db.create(table: "promptLabel") { table in
+                table.column("assistant", .text).notNull()
+                table.column("label", .text).notNull()
+                table.column("version", .integer).notNull()
+                table.column("textHash", .text).notNull()
+                table.column("updatedAt", .datetime).notNull()
+                table.primaryKey(["assistant", "label"])
+            }
+            try db.create(table: "promptPromotion") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("assistant", .text).notNull()
+                table.column("at", .datetime).notNull()
+                table.column("record", .text).notNull()
+            }
+            try db.create(index: "promptPromotion_by_assistant", on: "promptPromotion", columns: ["assistant", "id"])
+        }
         return migrator
     }
 }

@@ -12,7 +12,8 @@ import Foundation
 /// ```
 ///
 /// The parts are named by what they store, so a reader finds audit where audit belongs.
-public protocol ChatStore: ThreadStore, MessageStore, TurnStore, AuditLog, SafetyLog, RetentionStore, SupportGrantStore, BreakerStore {
+public protocol ChatStore: ThreadStore, MessageStore, TurnStore, AuditLog, SafetyLog, RetentionStore, SupportGrantStore, BreakerStore,
+                           PromptReleaseStore {
     /// The keys of the abuse limits that outlive an erasure (warning counts; see `UserPseudonyms`).
     var pseudonyms: UserPseudonyms { get }
 
