@@ -68,6 +68,15 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // `griot migrate-store`: an installation's SQLite database copied to PostgreSQL, resumably,
+        // and verified. A target of its own so the PostgreSQL backend never links the SQLite reader.
+        .target(name: "GriotMigration", dependencies: [
+            "GriotStore", "GriotPostgres",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         // The archive: the store and the index kept in step (ingest, delete, search).
         .target(name: "GriotArchive", dependencies: ["GriotStories", "GriotSearch", "GriotStore", "GriotPostgres", "GriotText", "GriotEmbedding", "GriotProviders"]),
         // PCRE2 (8-bit), for the PII scrubber's JIT-compiled patterns.
@@ -116,7 +125,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
         .executableTarget(name: "GriotCLI", dependencies: [
-            "GriotEval", "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders", "GriotServer", "GriotAuth", "GriotSafety",
+            "GriotEval", "GriotArchive", "GriotChat", "GriotPrompts", "GriotProviders", "GriotServer", "GriotAuth", "GriotSafety", "GriotMigration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
@@ -174,7 +183,7 @@ let package = Package(
         ]),
         // Runs the built `griot` binary the way a person or a script would.
         .testTarget(name: "GriotCLITests", dependencies: [
-            "GriotCLI", "GriotTestSupport", "GriotAuth", "GriotStore",
+            "GriotCLI", "GriotTestSupport", "GriotAuth", "GriotStore", "GriotArchive", "GriotStories",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
