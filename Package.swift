@@ -141,8 +141,13 @@ let package = Package(
         .testTarget(name: "GriotTextTests", dependencies: ["GriotText", "GriotTestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GriotEmbeddingTests", dependencies: ["GriotEmbedding"], resources: [.copy("Fixtures")]),
         .testTarget(name: "GriotTokensTests", dependencies: ["GriotTokens"], resources: [.copy("Fixtures")]),
-        // A scripted OpenAI-compatible server on loopback, for the tests that need a model.
+        // A scripted OpenAI-compatible server on loopback, for the tests that need a model; and
+        // the database the tests' stores live in (TestDatabase: SQLite, or PostgreSQL with
+        // GRIOT_TEST_DATABASE=postgres).
         .target(name: "GriotTestSupport", dependencies: [
+            "GriotStore", "GriotPostgres",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -155,13 +160,13 @@ let package = Package(
         .testTarget(name: "GriotStoriesTests", dependencies: ["GriotStories"]),
         .testTarget(name: "GriotSafetyTests", dependencies: ["GriotSafety", "GriotEmbedding", "GriotTestSupport"]),
         .testTarget(name: "GriotSearchTests", dependencies: ["GriotSearch", "GriotStories"]),
-        .testTarget(name: "GriotArchiveTests", dependencies: ["GriotArchive", "GriotStore"]),
+        .testTarget(name: "GriotArchiveTests", dependencies: ["GriotArchive", "GriotStore", "GriotTestSupport"]),
         .testTarget(name: "GriotPromptsTests", dependencies: ["GriotPrompts"]),
         .testTarget(name: "GriotChatTests", dependencies: ["GriotChat", "GriotSafety", "GriotArchive", "GriotStore", "GriotProviders", "GriotPrompts", "GriotTokens", "GriotTestSupport"]),
         .testTarget(name: "GriotStoreTests", dependencies: ["GriotStore"]),
         // Every store operation against both backends: SQLite, and PostgreSQL started by scripts/postgres.sh.
         .testTarget(name: "GriotStoreConformanceTests", dependencies: [
-            "GriotStore", "GriotPostgres", "GriotStories", "GriotArchive", "GriotSearch", "GriotProviders", "GriotChat",
+            "GriotStore", "GriotPostgres", "GriotStories", "GriotArchive", "GriotSearch", "GriotProviders", "GriotChat", "GriotTestSupport",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),

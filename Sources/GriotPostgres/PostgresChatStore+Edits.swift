@@ -4,18 +4,9 @@ import PostgresNIO
 
 /// Editing a message, made safe against lost updates by its ETag.
 extension PostgresChatStore {
-    /// Replaces a message's text when `ifMatch` names its current version (`*` for any), and
-    /// logs `message.update`. Returns the message as stored; its `etag` is the new ETag.
-    ///
-    /// Throws `notFound` for a missing, deleted or archived message (or one in a deleted
-    /// thread), `conflict` (with the current ETag) when `ifMatch` is stale or the reply is still
-    /// being written, and `invalid` for empty text. The message's row (and its thread's, whose
-    /// title the edit may clear) is locked while the version is compared, so of two edits sent
-    /// with the same ETag only the first succeeds.
-    ///
-    /// `moderation` is the input moderation's verdict on the new text (JSON) and `decision` what
-    /// it decided (`allow`, `route`): the `message.update` entry carries them, and a
-    /// `message.moderate` entry is written in the same transaction, as for a sent message.
+    /// As `SQLiteChatStore.editMessage` (see `MessageStore`). The message's row, and its thread's
+    /// (whose title the edit may clear), is locked while the version is compared, so of two
+    /// edits sent with the same ETag only the first succeeds.
     @discardableResult
     public func editMessage(id: String, content: String, ifMatch: String, by actorID: String, now: Date = Date(),
                             moderation: String? = nil, decision: String? = nil) async throws -> MessageRecord {

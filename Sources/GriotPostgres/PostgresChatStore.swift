@@ -209,6 +209,10 @@ public final class PostgresChatStore: ChatStore {
     // MARK: Courses and profiles
 
     public func saveCourse(_ course: CourseRecord) async throws {
+        // PostgreSQL refuses a NUL in text with a bare encoding error (a 500 at the course route):
+        // refuse it as invalid, saying which text and what to do, as a message's NUL is.
+        try StorableText.refuseUnstorable([(course.id, "course id"), (course.title, "course title"), (course.summary, "course summary"),
+                                   (course.customInstructions, "course's instructions")])
         try await rows("""
             INSERT INTO course (id, title, summary, custominstructions, updatedat)
             VALUES (\(course.id), \(course.title), \(course.summary), \(course.customInstructions), \(course.updatedAt.millisecondRounded))
@@ -222,6 +226,7 @@ public final class PostgresChatStore: ChatStore {
     }
 
     public func saveProfile(_ profile: ProfileRecord) async throws {
+        try StorableText.refuseUnstorable([(profile.userID, "user id"), (profile.displayName ?? "", "display name"), (profile.bio, "profile's bio")])
         try await rows("""
             INSERT INTO profile (userid, displayname, bio, updatedat)
             VALUES (\(profile.userID), \(profile.displayName), \(profile.bio), \(profile.updatedAt.millisecondRounded))

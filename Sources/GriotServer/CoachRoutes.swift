@@ -201,7 +201,7 @@ struct CoachRoutes: Sendable {
         if let title = body.title { course.title = title }
         if let summary = body.summary { course.summary = summary }
         course.updatedAt = Date()
-        try await engine.chats.saveCourse(course)
+        try await APIError.mapping { try await engine.chats.saveCourse(course) }
         return CourseReply(id: course.id, title: course.title, summary: course.summary, instructions: course.customInstructions, updatedAt: course.updatedAt)
     }
 }

@@ -11,4 +11,11 @@ public enum StorableText {
         guard text.utf8.contains(0) else { return nil }
         return "The \(what) contains a NUL character (U+0000, written \\u0000 in JSON), which cannot be stored; remove it (it is usually a stray byte from a paste or a program) and send the \(what) again."
     }
+
+    /// Throws `.invalid` for the first text no backend can hold whole (one with a NUL), naming it.
+    public static func refuseUnstorable(_ texts: [(text: String, what: String)]) throws {
+        for (text, what) in texts {
+            if let reason = unstorableReason(text, what: what) { throw ChatStoreError(.invalid, reason) }
+        }
+    }
 }

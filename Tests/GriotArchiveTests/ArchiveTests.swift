@@ -4,14 +4,10 @@ import GriotEmbedding
 import GriotSearch
 import GriotStore
 import GriotStories
+import GriotTestSupport
 import Testing
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-func temporaryDatabase() -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("griot-tests-\(UUID().uuidString)")
-    return directory.appendingPathComponent("griot.sqlite").path
-}
 
 /// The real model (scripts/fetch-model.sh puts it in place; setup runs that), loaded once.
 let sharedEmbedder: SentenceEmbedder = {
@@ -19,8 +15,8 @@ let sharedEmbedder: SentenceEmbedder = {
 }()
 
 /// An archive with the real embedder when a test is about vectors, BM25 only otherwise (faster).
-func makeArchive(_ store: SQLiteStoryStore, embedding: Bool = false) throws -> StoryArchive {
-    try StoryArchive(storage: try store.storage(), embedder: embedding ? sharedEmbedder : nil)
+func makeArchive(_ storage: Storage, embedding: Bool = false) throws -> StoryArchive {
+    StoryArchive(storage: storage, embedder: embedding ? sharedEmbedder : nil)
 }
 
 func story(_ id: String, privacy: Privacy = .public, text: String = "The levee broke at Mounds Landing and the water came up to the porch.") -> Story {
@@ -33,7 +29,7 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
     let bm25 = RetrievalSettings(mode: .lexical)
 
     @Test func reingestingUpdatesInsteadOfDuplicating() async throws {
-        let archive = try makeArchive(.inMemory())
+        let archive = try makeArchive(await TestDatabase.storage())
         var summary = try await archive.ingest([story("a"), story("b")])
         #expect(summary.added == 2)
         let passages = try await archive.store.passageCount()
@@ -51,7 +47,7 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
     }
 
     @Test func deleteRemovesTheStoryAndItsPassages() async throws {
-        let archive = try makeArchive(.inMemory())
+        let archive = try makeArchive(await TestDatabase.storage())
         try await archive.ingest([story("a"), story("b")])
         #expect(try await archive.delete(storyID: "a"))
         #expect(try await archive.store.story(id: "a") == nil)
@@ -61,7 +57,7 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
     }
 
     @Test func aPrivacyChangeByReingestTakesEffectOnTheNextSearch() async throws {
-        let archive = try makeArchive(.inMemory())
+        let archive = try makeArchive(await TestDatabase.storage())
         try await archive.ingest([story("a")])
         #expect(try await archive.search("levee", filter: everyone, settings: bm25).results.count == 1)
         try await archive.ingest([story("a", privacy: .familyOnly)])
@@ -69,15 +65,15 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
         #expect(try await archive.search("levee", filter: SearchFilter(viewer: Viewer(userID: "u-x", familyGroupIDs: ["fam-carter"])), settings: bm25).results.count == 1)
     }
 
-    @Test func aRestartRebuildsTheSameIndexFromSQLite() async throws {
-        let path = temporaryDatabase()
-        let first = try makeArchive(SQLiteStoryStore(path: path), embedding: true)
+    @Test func aRestartRebuildsTheSameIndexFromTheDatabase() async throws {
+        let database = try await TestDatabase.location()
+        let first = try makeArchive(await database.open(), embedding: true)
         try await first.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
         let before = try await first.search("sweet potato pie", filter: everyone).results.map { "\($0.passage.id) \($0.score)" }
         #expect(!before.isEmpty)
         // Every passage has a vector, recorded with the model that made it.
         #expect(try await first.store.embeddingCounts() == [sharedEmbedder.modelID: first.store.passageCount()])
-        let second = try makeArchive(SQLiteStoryStore(path: path), embedding: true)
+        let second = try makeArchive(await database.open(), embedding: true)
         #expect(try await second.search("sweet potato pie", filter: everyone).results.map { "\($0.passage.id) \($0.score)" } == before)
         #expect(try await second.indexedPassageCount() == first.indexedPassageCount())
     }
@@ -98,7 +94,7 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
 
         let batch = StoryFiles.read([directory.path])
         #expect(batch.rejectedCount == 3)
-        let archive = try makeArchive(.inMemory())
+        let archive = try makeArchive(await TestDatabase.storage())
         try await archive.ingest(batch.stories)
         #expect(try await archive.store.allStories().map(\.artifactID) == ["good"])
         #expect(try await archive.store.allPassages().allSatisfy { $0.storyID == "good" })
@@ -108,14 +104,14 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
     @Test func aFiveMegabyteTranscriptIsIngestedAndSearchable() async throws {
         let sentence = "Octavia stirred the roux until it was dark as chocolate and then she added the filé. "
         let text = String(repeating: sentence, count: 5_000_000 / sentence.utf8.count + 1) + "At the very end she sang Jolie Blonde."
-        let archive = try makeArchive(.inMemory())
+        let archive = try makeArchive(await TestDatabase.storage())
         try await archive.ingest([story("long", text: text)])
         #expect(try await archive.store.passageCount() > 3_000)
         let best = try #require(try await archive.search("Jolie Blonde", filter: everyone, settings: bm25).results.first)
         #expect(best.snippet.marked().contains("**Jolie** **Blonde**"), "\(best.snippet.marked())")
     }
     @Test func anUpdatedStoryKeepsAVectorForEveryPassage() async throws {
-        let archive = try makeArchive(.inMemory(), embedding: true)
+        let archive = try makeArchive(await TestDatabase.storage(), embedding: true)
         let long = (1...60).map { "Sentence \($0) of the telling, about the levee and the camp." }.joined(separator: " ")
         try await archive.ingest([story("a", text: long)])
         let model = sharedEmbedder.modelID
@@ -128,7 +124,7 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
     }
 
     @Test func deleteThenReingestBringsTheStoryBack() async throws {
-        let archive = try makeArchive(.inMemory())
+        let archive = try makeArchive(await TestDatabase.storage())
         try await archive.ingest([story("a")])
         _ = try await archive.search("levee", filter: everyone, settings: bm25)  // the index is live from here on
         try await archive.delete(storyID: "a")
@@ -139,8 +135,8 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
     }
 
     @Test func theLiveIndexEqualsOneRebuiltFromTheDatabaseAfterUpdatesAndDeletes() async throws {
-        let path = temporaryDatabase()
-        let live = try makeArchive(SQLiteStoryStore(path: path), embedding: true)
+        let database = try await TestDatabase.location()
+        let live = try makeArchive(await database.open(), embedding: true)
         let corpus = StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories
         try await live.ingest(corpus)
         _ = try await live.search("pie", filter: everyone)
@@ -149,7 +145,7 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
         changed.privacy = .public
         changed.title = "A new title"
         try await live.ingest([changed] + corpus.prefix(5))
-        let rebuilt = try makeArchive(SQLiteStoryStore(path: path), embedding: true)
+        let rebuilt = try makeArchive(await database.open(), embedding: true)
         let viewer = SearchFilter(viewer: Viewer(userID: "u-ruth-carter", familyGroupIDs: ["fam-carter", "fam-odom"]))
         for query in ["sweet potato pie", "train north", "church choir", "shipyard", "fire hoses", "a new title"] {
             let a = try await live.search(query, filter: viewer, k: 20).results.map { "\($0.passage.id) \($0.score) \($0.storyTitle)" }
@@ -159,8 +155,8 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
     }
 
     @Test func concurrentIngestsLeaveTheIndexAsTheDatabaseSaysIt() async throws {
-        let path = temporaryDatabase()
-        let archive = try makeArchive(SQLiteStoryStore(path: path))
+        let database = try await TestDatabase.location()
+        let archive = try makeArchive(await database.open())
         try await archive.ingest([story("contested")])
         _ = try await archive.search("levee", filter: everyone, settings: bm25)
         await withTaskGroup(of: Void.self) { group in
@@ -171,14 +167,15 @@ func story(_ id: String, privacy: Privacy = .public, text: String = "The levee b
                 }
             }
         }
-        let rebuilt = try makeArchive(SQLiteStoryStore(path: path))
+        let rebuilt = try makeArchive(await database.open())
         #expect(try await archive.search("levee", filter: everyone, settings: bm25).results.map(\.passage.id) == rebuilt.search("levee", filter: everyone, settings: bm25).results.map(\.passage.id))
         let stored = try #require(try await archive.store.story(id: "contested"))
         #expect(try await archive.search("levee", filter: everyone, settings: bm25).results.isEmpty == (stored.privacy == .private))
     }
 
-    @Test func aStoppedIngestSaysHowFarItGotAndRerunningFinishesIt() async throws {
-        let archive = try makeArchive(.inMemory())
+    // SQLite only: the full disk is simulated with a SQLite trigger.
+    @Test(.enabled(if: TestDatabase.isSQLite)) func aStoppedIngestSaysHowFarItGotAndRerunningFinishesIt() async throws {
+        let archive = try makeArchive(Storage.inMemory())
         try await (archive.store as! SQLiteStoryStore).writer.write { db in
             try db.execute(sql: "CREATE TRIGGER full_disk BEFORE INSERT ON story WHEN NEW.id = 'c' BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import GriotArchive
 import GriotStories
+import GriotTestSupport
 import Testing
 
 /// An ingest run counts what the person wrote: each rejected story once, a wrong path as a
@@ -64,7 +65,7 @@ import Testing
         let batch = StoryFiles.read([file])
         #expect(batch.stories.isEmpty)
         #expect(batch.rejectedCount == 2)
-        let archive = try StoryArchive(storage: .inMemory())
+        let archive = try StoryArchive(storage: await TestDatabase.storage())
         try await archive.ingest(batch.stories)
         #expect(try await archive.store.storyCount() == 0)
     }

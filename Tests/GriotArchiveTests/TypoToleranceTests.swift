@@ -2,6 +2,7 @@ import Foundation
 import GriotArchive
 import GriotSearch
 import GriotStories
+import GriotTestSupport
 import GriotText
 import Testing
 
@@ -15,7 +16,7 @@ import Testing
         #expect(misspeltQueries.count >= 30)
         let stories = StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories
         let byID = Dictionary(uniqueKeysWithValues: stories.map { ($0.artifactID, $0) })
-        let archive = try makeArchive(.inMemory(), embedding: true)
+        let archive = try makeArchive(await TestDatabase.storage(), embedding: true)
         try await archive.ingest(stories)
         var found = 0
         var misses: [String] = []
@@ -42,7 +43,7 @@ import Testing
 
     @Test func eachMisspellingAloneIsExpandedToTheNameItMeans() async throws {
         let stories = StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories
-        let archive = try makeArchive(.inMemory())
+        let archive = try makeArchive(await TestDatabase.storage())
         try await archive.ingest(stories)
         let byID = Dictionary(uniqueKeysWithValues: stories.map { ($0.artifactID, $0) })
         let analyzer = TextAnalyzer()
@@ -65,7 +66,7 @@ import Testing
     }
 
     @Test func anExactSpellingOutranksAnExpansion() async throws {
-        let archive = try makeArchive(.inMemory())
+        let archive = try makeArchive(await TestDatabase.storage())
         try await archive.ingest([
             story("exact", text: "We took the train to Chicago in the winter."),
             story("other", text: "Nothing about trains here, only the river."),
@@ -79,7 +80,7 @@ import Testing
     }
 
     @Test func expansionsNeverNameAWordOnlyAHiddenStoryHas() async throws {
-        let archive = try makeArchive(.inMemory())
+        let archive = try makeArchive(await TestDatabase.storage())
         try await archive.ingest([
             story("hidden", privacy: .private, text: "Okonkwo kept the ledger."),
             story("open", text: "The ledger was kept at the church."),

@@ -6,13 +6,14 @@ import GriotPrompts
 import GriotProviders
 import GriotSearch
 import GriotStore
+import GriotTestSupport
 import Testing
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
 /// The demo corpus, embedded once for the whole test run.
 let demoArchiveLoad = Task {
-    let archive = try! StoryArchive(storage: .inMemory(), embedder: try! SentenceEmbedder())
+    let archive = StoryArchive(storage: try! await TestDatabase.storage(), embedder: try! SentenceEmbedder())
     _ = try! await archive.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
     return archive
 }
@@ -24,7 +25,7 @@ let shippedPrompts = try! PromptRegistry.load(folder: packageRoot.appendingPathC
 /// A fresh engine over the shared corpus, with its own chat database.
 func makeEngine(provider: any ChatProvider = ExtractiveResponder()) async throws -> ChatEngine {
     // Threads live in their own in-memory store; the archive is shared read-only.
-    let chats = try Storage.inMemory().chats
+    let chats = try await TestDatabase.storage().chats
     return await ChatEngine(archive: demoArchive, chats: chats, prompts: shippedPrompts, provider: provider, counters: .bytePair)
 }
 

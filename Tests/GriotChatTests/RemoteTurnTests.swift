@@ -12,7 +12,7 @@ import Testing
         let breakers = clock.map { CircuitBreakerRegistry(clock: $0) } ?? CircuitBreakerRegistry()
         // Backoff sleeps use the breaker's clock, so the manual clock makes them instant.
         let provider = await ResilientProvider(wrapping: OpenAICompatibleProvider(configuration: configuration), registry: breakers)
-        let chats = try Storage.inMemory().chats
+        let chats = try await TestDatabase.storage().chats
         return await (ChatEngine(archive: demoArchive, chats: chats, prompts: shippedPrompts, provider: provider, counters: .bytePair, breakers: breakers), breakers)
     }
 

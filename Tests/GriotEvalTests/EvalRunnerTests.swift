@@ -8,11 +8,12 @@ import GriotEmbedding
 @testable import GriotEval
 import GriotPrompts
 import GriotStore
+import GriotTestSupport
 import Testing
 
 /// The demo corpus, embedded once for this suite.
 let demoArchiveLoad = Task {
-    let archive = try! StoryArchive(storage: .inMemory(), embedder: try! SentenceEmbedder())
+    let archive = StoryArchive(storage: try! await TestDatabase.storage(), embedder: try! SentenceEmbedder())
     _ = try! await archive.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
     return archive
 }
@@ -20,7 +21,7 @@ let demoArchiveLoad = Task {
 var demoArchive: StoryArchive { get async { await demoArchiveLoad.value } }
 
 func demoEngine() async throws -> ChatEngine {
-    await ChatEngine(archive: demoArchive, chats: try Storage.inMemory().chats,
+    await ChatEngine(archive: demoArchive, chats: try await TestDatabase.storage().chats,
                prompts: try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts")),
                provider: ExtractiveResponder(), counters: .bytePair)
 }

@@ -37,7 +37,7 @@ import Testing
         let promotion = PromptPromotion(assistant: "griot", version: version, by: "ops@example.org", allowOffline: allowOffline, now: { time })
         #expect(promotion.relevant([suite, other]).map(\.name) == ["release-check"])
         return try await promotion.run(suites: [suite, other], registry: registry) { _ in
-            await ChatEngine(archive: demoArchive, chats: try Storage.inMemory().chats, prompts: registry,
+            await ChatEngine(archive: demoArchive, chats: try await TestDatabase.storage().chats, prompts: registry,
                        provider: provider, counters: .bytePair)
         }
     }

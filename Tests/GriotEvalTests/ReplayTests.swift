@@ -30,7 +30,7 @@ func stubModel(_ server: StubChatServer, model: String = "stub-model") throws ->
 
 /// An engine on the demo archive and the checkout's prompts, answering with `provider`, with an empty chat store.
 func modelEngine(_ provider: any ChatProvider) async throws -> ChatEngine {
-    await ChatEngine(archive: demoArchive, chats: try Storage.inMemory().chats,
+    await ChatEngine(archive: demoArchive, chats: try await TestDatabase.storage().chats,
                prompts: try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts")), provider: provider, counters: .bytePair)
 }
 
@@ -73,7 +73,7 @@ func modelEngine(_ provider: any ChatProvider) async throws -> ChatEngine {
     @Test func anotherPromptVersionShowsWhatChanges() async throws {
         let prompts = try promptsWithSecondVersion()
         defer { try? FileManager.default.removeItem(at: prompts) }
-        let engine = await ChatEngine(archive: demoArchive, chats: try Storage.inMemory().chats,
+        let engine = await ChatEngine(archive: demoArchive, chats: try await TestDatabase.storage().chats,
                                 prompts: try PromptRegistry.load(folder: prompts), provider: ExtractiveResponder(), counters: .bytePair)
         let turn = try await ask(engine, "Who was Ida Mae Carter?")
         let stored = try #require(try await engine.chats.turn(id: turn.id))

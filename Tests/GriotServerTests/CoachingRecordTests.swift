@@ -121,7 +121,8 @@ import Testing
             #expect(!after.text.contains(phone) && !after.text.contains("Łukasiewicz"), "the operator view no longer shows the deleted text")
             let snapshot = try #require(try await service.engine.chats.turn(id: turnID)).snapshot
             #expect(!snapshot.contains(phone), "the turn snapshot lost the deleted text")
-            #expect(snapshot.contains("\"redacted_question\":\"deleted\""), "the snapshot says why the question is missing")
+            // Read as JSON: PostgreSQL writes the edited snapshot back with jsonb's spacing and key order.
+            #expect(object(snapshot)["redacted_question"] as? String == "deleted", "the snapshot says why the question is missing")
             let replay = try await live(client, .POST, "/api/ops/replay", headers: ops, body: body(["id": turnID]))
             #expect(replay.status == 422 && !replay.text.contains(phone), "a deleted question is not replayed")
             let export = try await live(client, .GET, "/api/coach/threads/\(threadID)/export?format=json", headers: admin)
@@ -201,13 +202,16 @@ import Testing
             #expect(try await send(client, again, headers, "Fresh start?").status == 429, "erasure does not reset the rate window")
             #expect(try await service.engine.chats.moderationWarnings(userID: user) == 1, "nor the warning count")
 
-            // What survives does not name the user: only keyed hashes of the id.
+            #expect(UserPseudonyms.ephemeral().key(for: user) != service.engine.chats.pseudonyms.key(for: user), "keyed by the server's secret")
+            // What survives does not name the user: only keyed hashes of the id. Read from
+            // SQLite's own tables, so on SQLite only; RetentionConformanceTests checks what an
+            // erasure leaves on both backends through the store.
+            guard TestDatabase.isSQLite else { return }
             let keys = try await (service.engine.chats as! SQLiteChatStore).writer.read { db in
                 try String.fetchAll(db, sql: "SELECT userKey FROM rateEvent UNION ALL SELECT userKey FROM moderationWarning")
             }
             #expect(!keys.isEmpty && keys.allSatisfy { $0.count == 64 && !$0.contains(user) })
             #expect(Set(keys) == [service.engine.chats.pseudonyms.key(for: user)])
-            #expect(UserPseudonyms.ephemeral().key(for: user) != service.engine.chats.pseudonyms.key(for: user), "keyed by the server's secret")
             let naming = try await (service.engine.chats as! SQLiteChatStore).writer.read { db in
                 try Int.fetchOne(db, sql: """
                     SELECT (SELECT COUNT(*) FROM message JOIN thread ON thread.id = message.threadID WHERE thread.userID = ?1)

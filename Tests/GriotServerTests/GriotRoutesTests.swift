@@ -1,4 +1,5 @@
 import Foundation
+import GriotTestSupport
 import HTTPTypes
 import GriotAuth
 import GriotServer
@@ -199,7 +200,7 @@ import Testing
     }
 
     @Test func onlyAdminsAddAndDeleteStories() async throws {
-        let archive = try StoryArchiveForWrites.make()
+        let archive = try await StoryArchiveForWrites.make()
         let service = try await TestService(archive: archive)
         let story = body(["artifact_id": "test-porch", "title": "The Porch Swing", "privacy": "public",
                           "transcript": "We sat on the porch swing every evening in July and counted fireflies."])
@@ -235,8 +236,8 @@ import GriotStore
 
 /// A small archive of its own for tests that change stories.
 enum StoryArchiveForWrites {
-    static func make() throws -> StoryArchive {
-        try StoryArchive(storage: .inMemory(), embedder: try SentenceEmbedder())
+    static func make() async throws -> StoryArchive {
+        try StoryArchive(storage: try await TestDatabase.storage(), embedder: try SentenceEmbedder())
     }
 }
 

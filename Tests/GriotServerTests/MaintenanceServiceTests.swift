@@ -1,13 +1,14 @@
 import Foundation
 import GriotServer
 import GriotStore
+import GriotTestSupport
 import Testing
 
 @Suite struct MaintenanceServiceTests {
     /// The hourly retention jobs purge what was deleted over 30 days ago and archive messages
     /// older than 18 months; a run within the hour leaves them be.
     @Test func retentionJobsRunHourlyAndPurgeAndArchive() async throws {
-        let chats = try Storage.inMemory().chats
+        let chats = try await TestDatabase.storage().chats
         let now = Date()
         let day: TimeInterval = 86_400
         let thread = try await chats.createThread(assistant: "coach", userID: "u-1")

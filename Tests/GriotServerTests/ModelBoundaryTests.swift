@@ -21,7 +21,7 @@ import Testing
         ]
         let configuration = try GriotConfiguration.load(file: nil, environment: environment)
         let engine = try await ChatEngine.open(archive: demoArchive, configuration: configuration, environment: environment,
-                                               chats: try Storage.inMemory().chats)
+                                               chats: try await TestDatabase.storage().chats)
         return try await TestService(engine: engine)
     }
 

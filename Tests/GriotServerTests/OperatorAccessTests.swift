@@ -6,6 +6,7 @@ import GriotEmbedding
 import GriotEval
 import GriotStore
 import GriotStories
+import GriotTestSupport
 import HTTPTypes
 import HummingbirdTesting
 import Testing
@@ -28,7 +29,7 @@ import Testing
     static let beyondTheExcerpt = ["knock hollow", "drawing of a heron"]
 
     static let archiveLoad = Task {
-        let archive = try! StoryArchive(storage: .inMemory(), embedder: try! SentenceEmbedder())
+        let archive = StoryArchive(storage: try! await TestDatabase.storage(), embedder: try! SentenceEmbedder())
         _ = try! await archive.ingest([story])
         return archive
     }

@@ -45,7 +45,7 @@ import Testing
             """))
 
     static let archiveLoad = Task {
-        let archive = try! StoryArchive(storage: .inMemory(), embedder: try! SentenceEmbedder())
+        let archive = StoryArchive(storage: try! await TestDatabase.storage(), embedder: try! SentenceEmbedder())
         _ = try! await archive.ingest([story, archival])
         return archive
     }

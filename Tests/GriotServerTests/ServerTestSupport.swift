@@ -8,6 +8,7 @@ import GriotPrompts
 import GriotProviders
 import GriotServer
 import GriotStore
+import GriotTestSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -18,7 +19,7 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 
 /// The demo corpus, embedded once for the whole run.
 let demoArchiveLoad = Task {
-    let archive = try! StoryArchive(storage: .inMemory(), embedder: try! SentenceEmbedder())
+    let archive = StoryArchive(storage: try! await TestDatabase.storage(), embedder: try! SentenceEmbedder())
     _ = try! await archive.ingest(StoryFiles.read([packageRoot.appendingPathComponent("corpus").path]).stories)
     return archive
 }
@@ -35,7 +36,7 @@ struct TestService {
          limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults) async throws {
         let archive = if let archive { archive } else { await demoArchive }
         let prompts = try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts"))
-        let chats = try Storage.inMemory().chats
+        let chats = try await TestDatabase.storage().chats
         let engine = ChatEngine(archive: archive, chats: chats, prompts: prompts, provider: provider, counters: .bytePair)
         verifier = try await TokenVerifier.make(AuthConfiguration(environment: ["GRIOT_AUTH_MODE": "development"]))
         service = try GriotService(engine: engine, verifier: verifier, turns: TurnRegistry(grace: grace), limits: limits, routeLimits: routeLimits)

@@ -318,6 +318,30 @@ struct ChatStoreConformanceTests {
         }
     }
 
+    /// Found by the server suite on PostgreSQL (HostileInputTests): a NUL in a course's
+    /// instructions was a bare PSQLError there, so the course route answered 500. Refused as
+    /// invalid now on both backends, as a message's NUL is (SQLite had stored such a course and
+    /// read it back cut short at the NUL).
+    @Test("A course or profile holding a NUL character is refused whole as invalid, naming the NUL", arguments: StoreBackend.allCases)
+    func nulInCoursesAndProfiles(_ backend: StoreBackend) async throws {
+        try await backend.withStorage { storage in
+            try await Self.expectNULRefused(by: storage.chats)
+        }
+    }
+
+    static func expectNULRefused(by chats: any ChatStore) async throws {
+        let course = await #expect(throws: ChatStoreError.self) {
+            try await chats.saveCourse(CourseRecord(id: "c-1", title: "Oral history", customInstructions: "Be\u{0}brief.", updatedAt: F.t0))
+        }
+        #expect(course?.kind == .invalid && course?.description.contains("NUL") == true)
+        #expect(try await chats.course(id: "c-1") == nil)
+        let profile = await #expect(throws: ChatStoreError.self) {
+            try await chats.saveProfile(ProfileRecord(userID: "u-ruth", displayName: "Ruth", bio: "Green\u{0}ville", updatedAt: F.t0))
+        }
+        #expect(profile?.kind == .invalid && profile?.description.contains("NUL") == true)
+        #expect(try await chats.profile(userID: "u-ruth") == nil)
+    }
+
     @Test("Text in any script is stored, edited, named and read back exactly", arguments: StoreBackend.allCases)
     func textInManyScripts(_ backend: StoreBackend) async throws {
         try await backend.withStorage { storage in

@@ -1,6 +1,7 @@
 import Foundation
 import GriotPostgres
 import GriotStore
+import GriotTestSupport
 import Testing
 
 @Suite("Rate limiter: the same limits on every backend")
@@ -146,7 +147,7 @@ struct RateLimiterConformanceTests {
         #expect(try await limiters[1].admit(userID: "u-maya", now: Self.t0 + 1).isAllowed == false)
         await first.close()
         await second.close()
-        await schema.drop()
+        try await schema.drop()
     }
 
     /// `count` admits of one user at once, spread over `limiters` in turn.

@@ -185,6 +185,8 @@ public final class SQLiteChatStore: ChatStore {
     // MARK: Courses and profiles
 
     public func saveCourse(_ course: CourseRecord) async throws {
+        try StorableText.refuseUnstorable([(course.id, "course id"), (course.title, "course title"), (course.summary, "course summary"),
+                                           (course.customInstructions, "course's instructions")])
         try await writer.commit { db in try course.save(db) }
     }
 
@@ -193,6 +195,7 @@ public final class SQLiteChatStore: ChatStore {
     }
 
     public func saveProfile(_ profile: ProfileRecord) async throws {
+        try StorableText.refuseUnstorable([(profile.userID, "user id"), (profile.displayName ?? "", "display name"), (profile.bio, "profile's bio")])
         try await writer.commit { db in try profile.save(db) }
     }
 
