@@ -157,7 +157,7 @@ struct StoryStoreConformanceTests {
             try await storage.stories.save([(story, passages)])
             let awkward: [Float] = [0, -0.0, 1.0 / 3, -.pi, .leastNonzeroMagnitude, -.leastNormalMagnitude, .greatestFiniteMagnitude,
                                     .infinity, -.infinity, Float(bitPattern: 0x7FC0_1234), Float(bitPattern: 0xFF80_0001), 1e-42]
-            var generator = SplitMix(seed: 7)
+            var generator = SplitMix64(seed: 7)
             let random = (0..<384).map { _ in Float(bitPattern: UInt32(truncatingIfNeeded: generator.next())) }
             try await storage.stories.saveEmbeddings([(passages[0].id, awkward), (passages[1].id, random), (passages[2].id, [])], model: "minilm")
             let stored = try await storage.stories.embeddings(model: "minilm")
@@ -261,19 +261,6 @@ struct StoryStoreConformanceTests {
                            startOffset: offset, endOffset: offset + text.unicodeScalars.count)
         }
         return (story, passages)
-    }
-}
-
-/// SplitMix64: the same "random" vectors on every run.
-struct SplitMix {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
