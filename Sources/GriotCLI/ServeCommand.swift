@@ -51,10 +51,13 @@ struct ServeCommand: AsyncParsableCommand {
         let interruptedAfter = try Self.seconds("GRIOT_INTERRUPTED_AFTER_SECONDS", in: environment, default: 90)
         let shutdownGrace = try Self.seconds("GRIOT_SHUTDOWN_GRACE_SECONDS", in: environment, default: 20)
         let addresses: AddressHasher
+        // Nodes sharing a database journal their streams there, so a stream resumes on any node.
+        var fleet: StreamFleet? = nil
         switch archive.storage.location {
         case .sqlite(let path):
             addresses = try AddressHasher(environment: environment, databasePath: path)
         case .postgres:
+            fleet = StreamFleet(journal: archive.storage.chats)
             // Nodes sharing a database must hash addresses alike, or the audit log could not
             // tell one address from another across them.
             guard let salt = environment["GRIOT_AUDIT_SALT"], !salt.isEmpty else {
@@ -62,7 +65,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             addresses = AddressHasher(salt: Data(salt.utf8))
         }
-        let service = try GriotService(engine: engine, verifier: verifier, routeLimits: routeLimits, addresses: addresses,
+        let service = try GriotService(engine: engine, verifier: verifier, fleet: fleet, routeLimits: routeLimits, addresses: addresses,
                                        trustedProxies: ForwardedClient.trusted(environment))
         // Commits are synced to disk within 200 ms, in groups, off the request path.
         let syncer = (archive.store as? SQLiteStoryStore)?.startWALSync()

@@ -177,3 +177,58 @@ public struct TurnSummary: Sendable, Hashable, Codable {
     public var elapsedSeconds: Double
     public var firstTokenSeconds: Double?
 }
+
+extension TurnEvent {
+    /// The event as a stream sends and journals it: its SSE name and JSON data.
+    public var content: StreamEventContent {
+        StreamEventContent(name: name, data: String(decoding: jsonData(), as: UTF8.self))
+    }
+
+    /// The end of a stream whose node stopped before it finished, as another node sends it:
+    /// an `error` (`interrupted`) and a `done` whose summary holds what the stored events held
+    /// (the text of their deltas, their citations and flags, the model of `meta`).
+    public static func interruptedEnding(turnID: String, replyMessageID: String, after stored: [StreamEventContent],
+                                         startedAt: Date, now: Date = Date()) -> [TurnEvent] {
+        let decoder = JSONDecoder()
+        // The events were written with snake_case keys; `story_id` is `storyID` here, not `storyId`.
+        decoder.keyDecodingStrategy = .custom { path in
+            let key = path.last!.stringValue
+            let parts = key.split(separator: "_")
+            var name = String(parts.first ?? "") + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+            if name.hasSuffix("Id") { name = String(name.dropLast(2)) + "ID" }
+            return AnyKey(name)
+        }
+        decoder.dateDecodingStrategy = .iso8601
+        struct Delta: Decodable { var text: String }
+        struct Meta: Decodable { var model: String }
+        var text = ""
+        var citations: [Citation] = []
+        var flags: [SafetyFlag] = []
+        var model = ""
+        for event in stored {
+            let data = Data(event.data.utf8)
+            switch event.name {
+            case "delta": text += (try? decoder.decode(Delta.self, from: data))?.text ?? ""
+            case "citation": if let citation = try? decoder.decode(Citation.self, from: data) { citations.append(citation) }
+            case "flag": if let flag = try? decoder.decode(SafetyFlag.self, from: data) { flags.append(flag) }
+            case "meta": model = (try? decoder.decode(Meta.self, from: data))?.model ?? ""
+            default: break
+            }
+        }
+        let failure = TurnFailure(code: "interrupted",
+                                  message: "The node writing this reply stopped. What was written is kept, marked interrupted; send your message again for a whole answer.")
+        let summary = TurnSummary(turnID: turnID, messageID: replyMessageID, status: .interrupted, text: text, citations: citations, flags: flags,
+                                  groundedness: nil, verdicts: [], moderationCategory: nil, model: model,
+                                  elapsedSeconds: now.timeIntervalSince(startedAt), firstTokenSeconds: nil)
+        return [.error(failure), .done(summary)]
+    }
+}
+
+/// A coding key made from a string (the journal's snake_case keys, renamed).
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}

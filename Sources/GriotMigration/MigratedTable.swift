@@ -24,6 +24,11 @@ struct MigratedTable: Sendable {
         "breakerState", "promptLabel", "promptPromotion",
     ]
 
+    /// Tables left behind on purpose: the stream journal and the nodes' heartbeats describe
+    /// streams of the service being moved, which is stopped for the move; a stream cannot be
+    /// resumed across it, and its reply is stored in `message` either way.
+    static let notCopied: Set<String> = ["turnStream", "turnStreamEvent", "serviceNode"]
+
     /// The key of the SQLite copy: the primary key, else the rowid.
     var sqliteKey: String { key?.name ?? "rowid" }
 

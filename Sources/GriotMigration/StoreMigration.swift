@@ -86,7 +86,7 @@ public struct StoreMigration: Sendable {
                 """)
         }
         let sourceTables = try await source.tableNames()
-        let uncopied = sourceTables.subtracting(MigratedTable.copyOrder).sorted()
+        let uncopied = sourceTables.subtracting(MigratedTable.copyOrder).subtracting(MigratedTable.notCopied).sorted()
         guard uncopied.isEmpty else {
             throw StoreMigrationError("""
                 \(source.path) has tables migrate-store does not know how to copy (\(uncopied.joined(separator: ", "))); \

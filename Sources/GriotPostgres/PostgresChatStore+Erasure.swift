@@ -27,6 +27,9 @@ extension PostgresChatStore {
             counts.profiles = try await Self.rows("DELETE FROM profile WHERE userid = \(userID) RETURNING userid", on: connection).count
             try await Self.rows("DELETE FROM retainedtext WHERE userid = \(userID)", on: connection)
             try await Self.rows("DELETE FROM supportgrant WHERE owneruserid = \(userID)", on: connection)
+            // Streamed events hold the replies' text until the journal is pruned.
+            try await Self.rows("DELETE FROM turnstreamevent WHERE turnid IN (SELECT turnid FROM turnstream WHERE userid = \(userID))", on: connection)
+            try await Self.rows("DELETE FROM turnstream WHERE userid = \(userID)", on: connection)
             counts.verdicts = try await Self.rows("DELETE FROM safetyverdict WHERE userid = \(userID) RETURNING id", on: connection).count
 
             counts.auditEntries = try await Self.rows("""

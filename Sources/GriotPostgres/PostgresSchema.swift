@@ -322,5 +322,31 @@ enum PostgresSchema {
             """,
             "CREATE INDEX promptPromotion_by_assistant ON promptPromotion(assistant, id)",
         ]),
+        // The events of streaming replies and the nodes' heartbeats (`StreamJournal`).
+        Migration(name: "v12: stream journal", statements: [
+            """
+            CREATE TABLE turnStream (
+                turnID text PRIMARY KEY,
+                userID text NOT NULL,
+                threadID text NOT NULL,
+                replyMessageID text NOT NULL,
+                nodeID text NOT NULL,
+                startedAt timestamptz NOT NULL,
+                finishedAt timestamptz,
+                listenedAt timestamptz,
+                stopRequestedAt timestamptz)
+            """,
+            "CREATE INDEX turnStream_by_node ON turnStream(nodeID, finishedAt)",
+            "CREATE INDEX turnStream_by_thread ON turnStream(threadID, finishedAt)",
+            """
+            CREATE TABLE turnStreamEvent (
+                turnID text NOT NULL,
+                number integer NOT NULL,
+                name text NOT NULL,
+                data text NOT NULL,
+                PRIMARY KEY (turnID, number))
+            """,
+            "CREATE TABLE serviceNode (nodeID text PRIMARY KEY, heartbeatAt timestamptz NOT NULL)",
+        ]),
     ]
 }

@@ -152,9 +152,21 @@ struct CoachRoutes: Sendable {
     /// Stops the thread's running reply; what was written so far is stored marked stopped.
     @Sendable func stop(_ request: Request, context: GriotRequestContext) async throws -> StopReply {
         let thread = try ownThread(context)
-        guard let turn = await turns.runningTurn(threadID: thread.id) else { return StopReply(stopped: false) }
-        turn.stop()
-        await turn.finished()
+        if let turn = await turns.runningTurn(threadID: thread.id) {
+            turn.stop()
+            await turn.finished()
+            return StopReply(stopped: true)
+        }
+        // Running on another node of the fleet: that node stops it within a heartbeat.
+        guard let fleet = turns.fleet, let caller = context.caller,
+              try await fleet.journal.requestStreamStop(threadID: thread.id, userID: caller.userID, at: Date()) else {
+            return StopReply(stopped: false)
+        }
+        // As on this node, answer once the reply is stored as stopped (or after a few heartbeats).
+        let deadline = Date().addingTimeInterval(fleet.deadAfter)
+        while Date() < deadline, try await fleet.journal.requestStreamStop(threadID: thread.id, userID: caller.userID, at: Date()) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         return StopReply(stopped: true)
     }
 

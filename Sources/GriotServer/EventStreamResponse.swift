@@ -4,14 +4,14 @@ import HTTPTypes
 import Hummingbird
 
 /// The SSE response of a turn: a new turn, or, with `Last-Event-ID`, the rest of one that is
-/// still running or finished a short while ago.
+/// still running or finished a short while ago (on any node of a fleet: `TurnRegistry.resume`).
 enum EventStreamResponse {
     static func start(_ request: Request, context: GriotRequestContext, turns: TurnRegistry, observer: TurnMetricsObserver,
                       newTurn: (inout Request) async throws -> ChatTurn) async throws -> Response {
         let caller = try context.requireCaller()
         var request = request
         let turnID: String
-        let events: AsyncStream<TurnRegistry.NumberedEvent>
+        let events: AsyncStream<TurnRegistry.StreamedEvent>
         let lastEventID = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { $0.isEmpty ? nil : $0 }
         if let lastEventID {
             // A resume that cannot be read is refused: starting a new turn instead would send the message twice.
@@ -21,7 +21,7 @@ enum EventStreamResponse {
                                "Last-Event-ID \"\(shown)\" is not an event id of this service: send the id: line of the last event you received, \"<turn id>:<n>\" such as 3f6c2a9e-…:12, to resume that turn, or leave the header out to send a new message.",
                                details: ["expected": "<turn id>:<n>"])
             }
-            guard let resumed = await turns.subscribe(turnID: point.turnID, owner: caller.userID, after: point.after) else {
+            guard let resumed = await turns.resume(turnID: point.turnID, owner: caller.userID, after: point.after) else {
                 throw APIError(.notFound, code: "turn_not_found",
                                "There is no recent turn \(point.turnID) for you to resume; send the message again without Last-Event-ID.")
             }

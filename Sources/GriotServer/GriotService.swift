@@ -16,7 +16,8 @@ import ServiceLifecycle
 public struct GriotService: Sendable {
     public let engine: ChatEngine
     public let verifier: TokenVerifier
-    /// Running and recent turns, for stop and for resuming streams.
+    /// Running and recent turns, for stop and for resuming streams; with a `StreamFleet`, also
+    /// those of the other nodes on the database (`TurnRegistry`).
     public let turns: TurnRegistry
     public let metrics: ServiceMetrics
     /// Messages per user: 30 a minute and 300 a day unless told otherwise; shared by every node
@@ -33,14 +34,14 @@ public struct GriotService: Sendable {
     /// The load balancers whose `X-Forwarded-For` names the client (`ForwardedClient`).
     public let trustedProxies: Set<String>
 
-    public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry = TurnRegistry(), metrics: ServiceMetrics = ServiceMetrics(),
+    public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry? = nil, fleet: StreamFleet? = nil, metrics: ServiceMetrics = ServiceMetrics(),
                 limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults, addresses: AddressHasher = .ephemeral(),
                 trustedProxies: Set<String> = []) throws {
         self.engine = engine
         self.trustedProxies = trustedProxies
         self.addresses = addresses
         self.verifier = verifier
-        self.turns = turns
+        self.turns = turns ?? TurnRegistry(fleet: fleet)
         self.metrics = metrics
         self.limiter = try engine.chats.rateLimiter(limits)
         self.routeLimiter = RouteLimiter(limits: routeLimits)
@@ -74,8 +75,12 @@ public struct GriotService: Sendable {
     public func application(host: String, port: Int, interruptedAfter: Double = 90, logger: Logger? = nil) -> some ApplicationProtocol {
         let logger = logger ?? Self.defaultLogger
         let jobs = MaintenanceService(chats: engine.chats, interruptedAfter: interruptedAfter, logger: logger)
+        var services: [any Service] = [jobs, follower]
+        if let fleet = turns.fleet {
+            services.append(StreamNodeService(fleet: fleet, turns: turns, jobs: engine.chats, logger: logger))
+        }
         return Application(router: router(), server: Self.server, configuration: .init(address: .hostname(host, port: port), serverName: "griot"),
-                           services: [jobs, follower], logger: logger)
+                           services: services, logger: logger)
     }
 
     /// HTTP/1.1 with a body that says what to do when a request cannot be parsed (headers or URL

@@ -1,5 +1,6 @@
 import Foundation
 import GriotChat
+import GriotStore
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -14,7 +15,7 @@ import NIOCore
 /// ```
 struct TurnEventStream: Sendable {
     let turnID: String
-    let events: AsyncStream<TurnRegistry.NumberedEvent>
+    let events: AsyncStream<TurnRegistry.StreamedEvent>
     /// Completes when the client's connection closes; the stream then stops at once.
     var closed: EventLoopFuture<Void>?
     var heartbeat: Duration = .seconds(15)
@@ -30,7 +31,7 @@ struct TurnEventStream: Sendable {
     ]
 
     enum Item: Sendable {
-        case event(Int, TurnEvent)
+        case event(TurnRegistry.StreamedEvent)
         case heartbeat
         case end
     }
@@ -38,7 +39,7 @@ struct TurnEventStream: Sendable {
     func write(to writer: inout any ResponseBodyWriter) async throws {
         let (items, continuation) = AsyncStream.makeStream(of: Item.self)
         let forward = Task { [events] in
-            for await (number, event) in events { continuation.yield(.event(number, event)) }
+            for await event in events { continuation.yield(.event(event)) }
             continuation.yield(.end)
         }
         let beat = Task { [heartbeat] in
@@ -62,8 +63,8 @@ struct TurnEventStream: Sendable {
         for await item in items {
             try Task.checkCancellation()
             switch item {
-            case .event(let number, let event):
-                try await writer.write(ByteBuffer(bytes: Self.frame(event, id: "\(turnID):\(number)")))
+            case .event(let event):
+                try await writer.write(ByteBuffer(bytes: Self.frame(event.content, id: "\(turnID):\(event.number)")))
             case .heartbeat:
                 try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
             case .end:
@@ -72,8 +73,8 @@ struct TurnEventStream: Sendable {
         }
     }
 
-    static func frame(_ event: TurnEvent, id: String) -> [UInt8] {
-        Array("id: \(id)\nevent: \(event.name)\ndata: ".utf8) + Array(event.jsonData()) + Array("\n\n".utf8)
+    static func frame(_ event: StreamEventContent, id: String) -> [UInt8] {
+        Array("id: \(id)\nevent: \(event.name)\ndata: \(event.data)\n\n".utf8)
     }
 
     /// The turn and event number of a `Last-Event-ID` header ("<turn id>:<n>").

@@ -302,7 +302,8 @@ struct PostgresDatabaseTests {
         #expect(names == ["v1: stories and passages", "v2: passage embeddings", "v3: threads, messages and turns",
                           "v4: audit, rate limits and retention", "v5: safety verdicts and warnings",
                           "v6: thread titles only from allowed messages", "v7: abuse limits under a user pseudonym, retained texts",
-                          "v8: support grants", "v9: story change log", "v10: shared circuit breakers", "v11: prompt releases"])
+                          "v8: support grants", "v9: story change log", "v10: shared circuit breakers", "v11: prompt releases",
+                          "v12: stream journal"])
         for database in databases { await database.close() }
         try await schema.drop()
     }

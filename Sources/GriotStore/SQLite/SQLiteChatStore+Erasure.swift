@@ -27,6 +27,9 @@ extension SQLiteChatStore {
             counts.profiles = db.changesCount
             try db.execute(sql: "DELETE FROM retainedText WHERE userID = ?", arguments: [userID])
             try db.execute(sql: "DELETE FROM supportGrant WHERE ownerUserID = ?", arguments: [userID])
+            // Streamed events hold the replies' text until the journal is pruned.
+            try db.execute(sql: "DELETE FROM turnStreamEvent WHERE turnID IN (SELECT turnID FROM turnStream WHERE userID = ?)", arguments: [userID])
+            try db.execute(sql: "DELETE FROM turnStream WHERE userID = ?", arguments: [userID])
             try db.execute(sql: "DELETE FROM safetyVerdict WHERE userID = ?", arguments: [userID])
             counts.verdicts = db.changesCount
 

@@ -298,6 +298,34 @@ enum SQLiteSchema {
             }
             try db.create(index: "promptPromotion_by_assistant", on: "promptPromotion", columns: ["assistant", "id"])
         }
+        migrator.registerMigration("v12: stream journal") { db in
+            // The events of streaming replies, written before they are sent, and the nodes'
+            // heartbeats, so that a stream resumes on any node (`StreamJournal`).
+            try db.create(table: "turnStream") { table in
+                table.primaryKey("turnID", .text)
+                table.column("userID", .text).notNull()
+                table.column("threadID", .text).notNull()
+                table.column("replyMessageID", .text).notNull()
+                table.column("nodeID", .text).notNull()
+                table.column("startedAt", .datetime).notNull()
+                table.column("finishedAt", .datetime)
+                table.column("listenedAt", .datetime)
+                table.column("stopRequestedAt", .datetime)
+            }
+            try db.create(index: "turnStream_by_node", on: "turnStream", columns: ["nodeID", "finishedAt"])
+            try db.create(index: "turnStream_by_thread", on: "turnStream", columns: ["threadID", "finishedAt"])
+            try db.create(table: "turnStreamEvent") { table in
+                table.column("turnID", .text).notNull()
+                table.column("number", .integer).notNull()
+                table.column("name", .text).notNull()
+                table.column("data", .text).notNull()
+                table.primaryKey(["turnID", "number"])
+            }
+            try db.create(table: "serviceNode") { table in
+                table.primaryKey("nodeID", .text)
+                table.column("heartbeatAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }
