@@ -110,10 +110,19 @@ extension PostgresChatStore {
         var total = 0
         while true {
             let moved = try await transaction { connection -> Int in
+                // Threads first, then their messages: the order an erasure (`purgeUser`) and a
+                // thread delete lock them in, so the two never wait on each other in a cycle.
                 // Locked, so that a delete or an edit in flight either lands before the move or
                 // finds the message archived.
+                let threads = try await Self.rows("""
+                    SELECT id FROM thread WHERE id IN (
+                        SELECT threadid FROM message WHERE createdat < \(cutoff.millisecondRounded) AND deletedat IS NULL LIMIT \(batch))
+                    ORDER BY id FOR UPDATE
+                    """, on: connection).map { try $0.makeRandomAccess()[0].decode(String.self) }
+                guard !threads.isEmpty else { return 0 }
                 let ids = try await Self.rows("""
-                    SELECT id FROM message WHERE createdat < \(cutoff.millisecondRounded) AND deletedat IS NULL LIMIT \(batch) FOR UPDATE
+                    SELECT id FROM message WHERE createdat < \(cutoff.millisecondRounded) AND deletedat IS NULL
+                    AND threadid = ANY(\(threads)) LIMIT \(batch) FOR UPDATE
                     """, on: connection).map { try $0.makeRandomAccess()[0].decode(String.self) }
                 guard !ids.isEmpty else { return 0 }
                 try await Self.rows("""
