@@ -32,6 +32,9 @@ public final class ReplyCheckpoints: Sendable {
         var checkpoints: [String: Checkpoint] = [:]
         var order: [String] = []
         var threadStarted = false
+        /// The replies of the batch being written, and the `close` calls waiting for it.
+        var writing: Set<String> = []
+        var closing: [CheckedContinuation<Void, Never>] = []
     }
 
     private struct Hooks: Sendable {
@@ -40,11 +43,9 @@ public final class ReplyCheckpoints: Sendable {
     }
 
     private let chats: any ChatStore
-    /// Guards the queued texts; held only to queue and take them, never while writing.
+    /// Guards the queued texts and the batch being written; never held while writing.
     private let queue = NSCondition()
     private nonisolated(unsafe) var pending = Queue()
-    /// Held while checkpoints are taken from the queue and written, and by `close`.
-    private let writing = Mutex(())
     private let hooks = Mutex(Hooks())
 
     public init(chats: any ChatStore) {
@@ -89,14 +90,26 @@ public final class ReplyCheckpoints: Sendable {
     /// Drops the reply's queued text and waits for a write of it that is under way: after this
     /// returns, no checkpoint of the reply reaches the database. Returns the send times of the
     /// deltas whose checkpoint was dropped: the reply's final write stores them (see `stored`).
+    ///
+    /// It suspends rather than blocks: the batch it waits for is written by a store call that
+    /// runs on the cooperative threads, so a `close` holding one of them (with 1,000 replies,
+    /// both ended at once) left the write, and every reply after it, waiting forever.
     @discardableResult
-    public func close(messageID: String) -> [ContinuousClock.Instant] {
-        writing.withLock { _ in
-            queue.lock()
-            let dropped = pending.checkpoints.removeValue(forKey: messageID)
-            queue.unlock()
-            return dropped?.releasedAt ?? []
+    public func close(messageID: String) async -> [ContinuousClock.Instant] {
+        let (dropped, underWay) = queue.withLock {
+            (pending.checkpoints.removeValue(forKey: messageID), pending.writing.contains(messageID))
         }
+        if underWay {
+            await withCheckedContinuation { (written: CheckedContinuation<Void, Never>) in
+                let waits = queue.withLock {
+                    guard pending.writing.contains(messageID) else { return false }
+                    pending.closing.append(written)
+                    return true
+                }
+                if !waits { written.resume() }
+            }
+        }
+        return dropped?.releasedAt ?? []
     }
 
     /// Reports the lag of deltas stored by another write (the reply's final one), as of now.
@@ -118,21 +131,27 @@ public final class ReplyCheckpoints: Sendable {
             while pending.order.isEmpty { queue.wait() }
             queue.unlock()
             defer { Thread.sleep(forTimeInterval: Self.pause) }
-            writing.withLock { _ in
-                queue.lock()
-                let batch = pending.order.compactMap { id in pending.checkpoints[id].map { (id, $0) } }
-                pending.order.removeAll(keepingCapacity: true)
-                pending.checkpoints.removeAll(keepingCapacity: true)
-                queue.unlock()
-                guard !batch.isEmpty else { return }
-                let texts = batch.map { (id: $0.0, content: $0.1.text) }
-                Self.await { [chats] in try await chats.saveStreamingTexts(texts) }
-                let hooks = hooks.withLock { $0 }
-                hooks.syncAfterWrite?()
-                if let observer = hooks.lagObserver {
-                    let now = ContinuousClock.now
-                    observer(batch.flatMap { $0.1.releasedAt.map { now - $0 } })
-                }
+            queue.lock()
+            let batch = pending.order.compactMap { id in pending.checkpoints[id].map { (id, $0) } }
+            pending.order.removeAll(keepingCapacity: true)
+            pending.checkpoints.removeAll(keepingCapacity: true)
+            pending.writing = Set(batch.map(\.0))
+            queue.unlock()
+            guard !batch.isEmpty else { continue }
+            let texts = batch.map { (id: $0.0, content: $0.1.text) }
+            Self.await { [chats] in try await chats.saveStreamingTexts(texts) }
+            let hooks = hooks.withLock { $0 }
+            hooks.syncAfterWrite?()
+            // The batch is durable: replies closed meanwhile may make their final write.
+            queue.lock()
+            pending.writing = []
+            let closing = pending.closing
+            pending.closing = []
+            queue.unlock()
+            for written in closing { written.resume() }
+            if let observer = hooks.lagObserver {
+                let now = ContinuousClock.now
+                observer(batch.flatMap { $0.1.releasedAt.map { now - $0 } })
             }
         }
     }

@@ -445,7 +445,7 @@ struct TurnPipeline: Sendable {
             state.recording = state.recording?.maskingPersonalData(with: scrubber, keeping: shared)
         }
         state.finished = Date()
-        let unsaved = engine.checkpoints.close(messageID: state.plan.replyMessage.id)
+        let unsaved = await engine.checkpoints.close(messageID: state.plan.replyMessage.id)
         let output = state.verdicts.filter { $0.verdict.stage != "moderation" && $0.verdict.stage != "crisis" }.map(\.verdict)
         try? await engine.chats.finishMessage(id: state.plan.replyMessage.id, content: state.text, status: state.status,
                                         error: state.failure?.message, moderation: output.isEmpty ? nil : Self.json(output))
