@@ -11,7 +11,8 @@ struct GriotBench: AsyncParsableCommand {
         abstract: "Benchmarks that compare Griot with peers measured in the same run.",
         subcommands: [SciFactBenchmark.self, EmbeddingBenchmark.self, LatencyBenchmark.self, TokenBenchmark.self, ServeLoadBenchmark.self,
                       PIIBenchmark.self, ModerationBenchmark.self, GroundednessBenchmark.self, ClaimsBenchmark.self,
-                      ExtractiveTurnBenchmark.self, LongReplyBenchmark.self, FairnessBenchmark.self, PDFExportBenchmark.self])
+                      ExtractiveTurnBenchmark.self, LongReplyBenchmark.self, FairnessBenchmark.self, PDFExportBenchmark.self,
+                      QueryEmbeddingBenchmark.self])
 }
 
 /// BM25 retrieval quality and speed on BEIR SciFact, with tantivy run on the same data.

@@ -79,6 +79,8 @@ public final class ChatEngine: Sendable {
     public let safety: SafetyTools
     /// Where streaming replies' text so far is written, off the threads that relay them.
     public let checkpoints: ReplyCheckpoints
+    /// Embeds the questions of turns waiting for the lane together; nil without the model.
+    let queryEmbeddings: QueryEmbeddingBatcher?
     /// The prompt labels promotions moved in the database, which win over releases.yaml.
     public let labels = PromptLabels()
     let detector = LanguageDetector()
@@ -96,6 +98,7 @@ public final class ChatEngine: Sendable {
         self.breakers = breakers
         self.preparation = preparation
         self.archive = archive
+        queryEmbeddings = archive.embedder.map { QueryEmbeddingBatcher(embedder: $0, lane: preparation) }
         self.chats = chats
         checkpoints = ReplyCheckpoints(chats: chats)
         self.prompts = prompts

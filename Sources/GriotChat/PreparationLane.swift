@@ -47,6 +47,9 @@ public final class PreparationLane: Sendable {
                 #if canImport(Glibc)
                 _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
                 #endif
+                // Named from inside: Foundation gives the kernel only a name set on the running
+                // thread, and `top -H`, `perf` and the load benchmark find the lane's threads by it.
+                Thread.current.name = "griot-prepare-\(index)"
                 self.serve()
             }
             thread.name = "griot-prepare-\(index)"
@@ -75,6 +78,11 @@ public final class PreparationLane: Sendable {
         } onCancel: {
             box.withLock { $0?.cancelled.store(true, ordering: .relaxed) }
         }
+    }
+
+    /// Queues `work` behind the jobs already waiting and returns at once.
+    public func submit(_ work: @escaping @Sendable () -> Void) {
+        enqueue(Job { _ in work() })
     }
 
     private func enqueue(_ job: Job) {

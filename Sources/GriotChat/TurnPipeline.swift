@@ -115,6 +115,13 @@ struct TurnPipeline: Sendable {
         let searcher = try await engine.archive.searcher()
         let course = try await plan.request.courseID.asyncFlatMap { try await engine.chats.course(id: $0) }
         let profile = try await engine.chats.profile(userID: plan.thread.userID)
+        // The question's vector, made with the other waiting turns' in one encoder pass; the
+        // search below finds it ready.
+        if let batcher = engine.queryEmbeddings, plan.template.retrieval.k > 0, plan.template.retrieval.mode != "bm25",
+           plan.request.pinnedPassages == nil, case let query = Self.retrievalQuery(plan), !query.isEmpty {
+            await batcher.embed(query)
+            try Task.checkCancellation()
+        }
         let (after, outcome) = try await engine.preparation.run { [self] in
             var state = before
             let outcome = Result { () throws -> ([CitationFinder.Source], AssembledContext) in
@@ -130,11 +137,7 @@ struct TurnPipeline: Sendable {
     private func retrieve(_ plan: TurnPlan, searcher: ArchiveSearcher, state: inout TurnState) throws -> [CitationFinder.Source] {
         let policy = plan.template.retrieval
         guard policy.k > 0 else { return [] }
-        var query = plan.question
-        if query.isEmpty {
-            // "/summary" alone: about what the thread was last about.
-            query = plan.history.last(where: { $0.role == .user })?.content ?? ""
-        }
+        let query = Self.retrievalQuery(plan)
         guard !query.isEmpty else { return [] }
         let settings = RetrievalSettings(
             mode: policy.mode == "bm25" ? .lexical : (policy.mode == "dense" ? .dense : .hybrid),
@@ -170,6 +173,12 @@ struct TurnPipeline: Sendable {
         }
         state.retrieval = "\(policy.mode) k=\(policy.k) fusion=\(settings.fusion)" + (plan.request.pinnedPassages != nil ? " pinned" : "")
         return sources
+    }
+
+    /// What the turn searches for: the question, or for "/summary" alone what the thread was
+    /// last about.
+    static func retrievalQuery(_ plan: TurnPlan) -> String {
+        plan.question.isEmpty ? plan.history.last(where: { $0.role == .user })?.content ?? "" : plan.question
     }
 
     /// The passages a turn is grounded in: the best passage of each story before a story's second

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Sentence embeddings from all-MiniLM-L6-v2, computed here in Swift: WordPiece tokens
 /// (at most 256, as the model was trained), the BERT encoder, mean pooling, L2 normalisation.
@@ -15,6 +16,10 @@ public final class SentenceEmbedder: Sendable {
     public let maxTokens: Int
     let tokenizer: WordPieceTokenizer
     let encoder: BertEncoder
+    /// Vectors of the single texts embedded lately (questions), so that a question embedded
+    /// in a pass with other turns' questions, or by the first of a turn's searches, is not
+    /// run through the encoder again.
+    private let recent = RecentVectors(capacity: 1024)
 
     /// `GRIOT_MODEL_DIR`, else `~/.cache/griot/models/all-MiniLM-L6-v2` (where scripts/fetch-model.sh puts it).
     public static var defaultModelFolder: URL {
@@ -39,7 +44,22 @@ public final class SentenceEmbedder: Sendable {
     /// The token ids a text is embedded from ([CLS] … [SEP], truncated to `maxTokens`).
     public func tokenIDs(_ text: String) -> [Int32] { tokenizer.encode(text, maxLength: maxTokens) }
 
-    public func embed(_ text: String) -> [Float] { embed([text])[0] }
+    /// One text's vector: from the recent texts when it is there, else computed and kept there.
+    public func embed(_ text: String) -> [Float] {
+        if let vector = recent.vector(for: text) { return vector }
+        let vector = embed([text])[0]
+        recent.keep([(text, vector)])
+        return vector
+    }
+
+    /// Embeds questions in one pass and keeps their vectors, for `embed(_:)` to find.
+    /// A text's vector does not depend on the other texts of its pass: sequences are packed
+    /// without padding and attend only to themselves.
+    public func embedQueries(_ texts: [String]) {
+        let missing = Array(Set(texts.filter { recent.vector(for: $0) == nil }))
+        guard !missing.isEmpty else { return }
+        recent.keep(Array(zip(missing, embed(missing, batchTokens: .max))))
+    }
 
     /// Embeds texts in batches of about `batchTokens` tokens, grouped by length;
     /// `progress` hears (texts done, total). The result is in the order of `texts`.
@@ -65,5 +85,35 @@ public final class SentenceEmbedder: Sendable {
         }
         flush()
         return vectors
+    }
+}
+
+/// The vectors of the last `capacity` single texts embedded, the oldest forgotten first.
+final class RecentVectors: Sendable {
+    private struct Store {
+        var vectors: [String: [Float]] = [:]
+        var order: [String] = []
+        var oldest = 0
+    }
+
+    let capacity: Int
+    private let store = Mutex(Store())
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func vector(for text: String) -> [Float]? { store.withLock { $0.vectors[text] } }
+
+    func keep(_ pairs: [(String, [Float])]) {
+        store.withLock { store in
+            for (text, vector) in pairs where store.vectors.updateValue(vector, forKey: text) == nil {
+                if store.order.count < capacity {
+                    store.order.append(text)
+                } else {
+                    store.vectors[store.order[store.oldest]] = nil
+                    store.order[store.oldest] = text
+                    store.oldest = (store.oldest + 1) % capacity
+                }
+            }
+        }
     }
 }
