@@ -31,6 +31,11 @@ final class PacedModelStub: Sendable {
     /// Request bodies are searched for this prefix followed by `[A-Za-z0-9-]+`, the chat's marker.
     static let markerPrefix = "griotload-"
 
+    /// A request whose marker starts with this is held: its arrival is recorded at once, and
+    /// its reply's tokens (one sentence, without pauses) wait for `releaseHeld()`. The admission
+    /// benchmark reads the service's CPU while nothing but admitting runs.
+    static let heldPrefix = markerPrefix + "hold-"
+
     let port: Int
     let pieces: [String]
     let pace: Double
@@ -53,7 +58,10 @@ final class PacedModelStub: Sendable {
                       group: any EventLoopGroup) async throws -> PacedModelStub {
         let journal = Journal()
         let script = Script(pieces: pieces, pace: pace, model: model)
-        let scripts = replies.mapValues { Script(pieces: $0, pace: pace, model: model) }
+        var scripts = replies.mapValues { Script(pieces: $0, pace: pace, model: model) }
+        // A held request's reply: the first sentence, all at once, so releasing costs little.
+        let sentence = pieces.firstIndex { $0.hasSuffix(".") }.map { pieces[...$0] } ?? pieces[...]
+        scripts[heldPrefix] = Script(pieces: Array(sentence), pace: 0.0001, model: model)
         let listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .serverChannelOption(.backlog, value: 4096)
@@ -79,6 +87,12 @@ final class PacedModelStub: Sendable {
     var peakActiveReplies: Int { journal.peakActive }
 
     func resetPeak() { journal.resetPeak() }
+
+    /// How many held requests have arrived since the stub started.
+    var heldArrivals: Int { journal.heldArrivals }
+
+    /// Sends the reply of every held request, and of any held request that arrives later.
+    func releaseHeld() { journal.releaseHeld() }
 
     /// Everything a reply sends, encoded once.
     struct Script: Sendable {
@@ -116,6 +130,30 @@ final class PacedModelStub: Sendable {
         private var records: [String: Record] = [:]
         private var active = 0
         private var peak = 0
+        private var held: [@Sendable () -> Void] = []
+        private var heldCount = 0
+        private var releasing = false
+
+        var heldArrivals: Int { lock.withLock { heldCount } }
+
+        /// Runs `reply` now when held replies are released, else when they are.
+        func hold(_ reply: @escaping @Sendable () -> Void) {
+            let now = lock.withLock { () -> Bool in
+                heldCount += 1
+                if !releasing { held.append(reply) }
+                return releasing
+            }
+            if now { reply() }
+        }
+
+        func releaseHeld() {
+            let waiting = lock.withLock { () -> [@Sendable () -> Void] in
+                releasing = true
+                defer { held = [] }
+                return held
+            }
+            for reply in waiting { reply() }
+        }
 
         var peakActive: Int { lock.withLock { peak } }
 
@@ -178,16 +216,30 @@ private final class PacedReplyHandler: ChannelInboundHandler {
         let arrived = NIODeadline.now()
         generation += 1
         let marker = Self.marker(in: body)
-        script = marker.flatMap { scripts[$0] } ?? defaultScript
+        let isHeld = marker?.hasPrefix(PacedModelStub.heldPrefix) == true
+        script = isHeld ? scripts[PacedModelStub.heldPrefix]! : marker.flatMap { scripts[$0] } ?? defaultScript
         reply = .init(marker: marker ?? "unmarked-\(arrived.uptimeNanoseconds)", arrived: arrived.uptimeNanoseconds,
                       sent: [], completed: false)
         reply?.sent.reserveCapacity(script.tokens.count)
         journal.began()
+        // The head goes out at once, held or not: the service waits only so long for it.
         var headers = HTTPHeaders([("content-type", "text/event-stream"), ("transfer-encoding", "chunked")])
         if !keepAlive { headers.add(name: "connection", value: "close") }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(script.opening))), promise: nil)
-        schedule(token: 0, after: arrived, generation: generation, context: context)
+        guard isHeld else {
+            schedule(token: 0, after: arrived, generation: generation, context: context)
+            return
+        }
+        let generation = generation
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        journal.hold { [loop = context.eventLoop] in
+            loop.execute {
+                let (handler, context) = bound.value
+                guard handler.generation == generation else { return }
+                handler.schedule(token: 0, after: .now(), generation: generation, context: context)
+            }
+        }
     }
 
     /// Token `n` goes out `(n + 1) · pace` after the request arrived.

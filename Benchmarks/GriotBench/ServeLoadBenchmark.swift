@@ -59,6 +59,23 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
     @Flag(help: "Skip the peer (the chats straight to the stub).")
     var noPeer = false
 
+    /// The acceptance of issue 34 compares the service with itself at an earlier commit, in the
+    /// same run, on the same machine minutes apart: this binary ingests its own database (its
+    /// schema may differ) and serves the same chats just before griot does.
+    @Option(help: "A second griot executable (e.g. a release build of an earlier commit), run on the same chats in the same run as griot's peer.")
+    var peerGriot: String?
+
+    /// Admitting a chat (auth, storing, moderation, retrieval with the query embedding, the
+    /// prompt and its token counts) is measured alone: before each run these chats are sent
+    /// while the stub holds every reply, so the service does nothing but admit them until the
+    /// stub has them all; its CPU from the first send to then, divided by the chats, is the CPU
+    /// of admitting one.
+    @Option(help: "Chats admitted before each run with the model holding its replies, for the CPU of admitting one (0 skips).")
+    var admitChats = 200
+
+    @Option(help: "Chats a second for the admission measurement (low enough that no queue forms).")
+    var admitRate = 20.0
+
     @Flag(help: "Run only the peer, to check that the stub and the client keep up on this machine.")
     var peerOnly = false
 
@@ -89,10 +106,12 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         print("fd limit \(Self.openFileLimit()); \(ProcessInfo.processInfo.activeProcessorCount) cores shared by the service, the stub and the client")
 
         let template = work.appendingPathComponent("template.sqlite")
-        if !peerOnly { try ingest(into: template, log: work.appendingPathComponent("ingest.log")) }
+        if !peerOnly { try ingest(into: template, with: griot, log: work.appendingPathComponent("ingest.log")) }
+        let peerTemplate = work.appendingPathComponent("peer-template.sqlite")
+        if !peerOnly, let peerGriot { try ingest(into: peerTemplate, with: peerGriot, log: work.appendingPathComponent("peer-ingest.log")) }
         let minter = try await TokenVerifier.make(AuthConfiguration(hs256Secret: AuthConfiguration.developmentSecret, development: true))
         var bearer: [String] = []
-        for user in 0..<(peerOnly ? 0 : chats.max() ?? 0) {
+        for user in 0..<(peerOnly ? 0 : max(chats.max() ?? 0, admitChats)) {
             bearer.append(try await minter.mintDevelopmentToken(userID: String(format: "load-user-%05d", user), role: .client, expiresIn: 3 * 3600))
         }
 
@@ -112,8 +131,18 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
                 peer = report(peer: outcomes, stub: stub, elapsed: elapsed, cpu: (own, Self.machineCPUSeconds() - machineBefore - own))
             }
             if peerOnly { continue }
-            let griotSummary = try await throughGriot(count, tag: tag, stub: stub, group: group, template: template, work: work, bearer: bearer, peer: peer)
-            summaries.append(griotSummary)
+            var earlier: ServiceRun?
+            if let peerGriot {
+                print("-- the peer service, \(peerGriot) --")
+                earlier = try await throughGriot(count, tag: "e" + tag, executable: peerGriot, stub: stub, group: group, template: peerTemplate,
+                                                 work: work, bearer: bearer, peer: peer)
+                summaries.append("peer service: " + earlier!.summary)
+                print("-- griot, \(griot) --")
+            }
+            let run = try await throughGriot(count, tag: tag, executable: griot, stub: stub, group: group, template: template, work: work,
+                                             bearer: bearer, peer: peer)
+            summaries.append(run.summary)
+            if let earlier { summaries.append("  against the peer service: " + run.ratios(against: earlier)) }
         }
         print("\n== summary ==")
         for line in summaries { print(line) }
@@ -137,15 +166,35 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         return try await send(chats, with: client)
     }
 
-    private func throughGriot(_ count: Int, tag: String, stub: PacedModelStub, group: any EventLoopGroup, template: URL, work: URL,
-                              bearer: [String], peer: Distribution?) async throws -> String {
+    /// What one service's run measured, for the summary and the ratios against a peer service.
+    struct ServiceRun {
+        var summary: String
+        var firstDelta: Distribution
+        var beforeModel: Distribution
+        var errors: Int
+        var admitCPU: Double?
+
+        func ratios(against peer: ServiceRun) -> String {
+            func ratio(_ ours: Double?, _ theirs: Double?) -> String {
+                guard let ours, let theirs, theirs > 0 else { return "–" }
+                return ServeLoadBenchmark.format(ours / theirs) + "x"
+            }
+            return "client sent → first delta p50 \(ratio(firstDelta.percentile(0.5), peer.firstDelta.percentile(0.5))), "
+                + "p95 \(ratio(firstDelta.percentile(0.95), peer.firstDelta.percentile(0.95))); "
+                + "before the model p95 \(ratio(beforeModel.percentile(0.95), peer.beforeModel.percentile(0.95))); "
+                + "CPU per admitted chat \(ratio(admitCPU, peer.admitCPU)); errors \(errors) against \(peer.errors)"
+        }
+    }
+
+    private func throughGriot(_ count: Int, tag: String, executable: String, stub: PacedModelStub, group: any EventLoopGroup, template: URL,
+                              work: URL, bearer: [String], peer: Distribution?) async throws -> ServiceRun {
         let database = work.appendingPathComponent("serve-\(tag).sqlite")
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: template.path + suffix) {
             try? FileManager.default.removeItem(atPath: database.path + suffix)
             try FileManager.default.copyItem(atPath: template.path + suffix, toPath: database.path + suffix)
         }
         let port = try await Self.freePort(group: group)
-        let service = try ServiceProcess(executable: griot, arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", database.path],
+        let service = try ServiceProcess(executable: executable, arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", database.path],
                                          environment: ServiceProcess.environment(servingModel: stub, prompts: prompts), log: work.appendingPathComponent("serve-\(tag).log"))
         defer { service.stop() }
         let client = StreamingChatClient(group: group, host: "127.0.0.1", port: port, timeout: timeout)
@@ -156,6 +205,8 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         guard warmUp.first?.sawDone == true else {
             throw ValidationError("the warm-up chat through griot did not finish (\(warmUp.first?.failure ?? "no done event")); log:\n\(service.logTail())")
         }
+
+        let admitCPU = try await admissionCost(tag: tag, service: service, stub: stub, client: client, bearer: bearer)
 
         let readyRSS = service.memoryKiB("VmRSS") ?? 0
         let cpuBefore = service.cpuSeconds() ?? 0
@@ -170,7 +221,49 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         let memory = (ready: readyRSS, after: service.memoryKiB("VmRSS") ?? 0, peak: service.memoryKiB("VmHWM") ?? 0)
         let serviceCPU = (service.cpuSeconds() ?? 0) - cpuBefore, benchCPU = Self.ownCPUSeconds() - ownBefore
         let cpu = (service: serviceCPU, bench: benchCPU, others: Self.machineCPUSeconds() - machineBefore - serviceCPU - benchCPU)
-        return report(griot: outcomes, stub: stub, peer: peer, elapsed: elapsed, memory: memory, cpu: cpu) + "; " + autosave
+        var run = report(griot: outcomes, stub: stub, peer: peer, elapsed: elapsed, memory: memory, cpu: cpu)
+        run.admitCPU = admitCPU
+        run.summary += (admitCPU.map { "; CPU per admitted chat \(Self.format($0 * 1000)) ms" } ?? "") + "; " + autosave
+        return run
+    }
+
+    /// The CPU of admitting one chat, in seconds: `admitChats` chats at `admitRate` a second
+    /// while the stub holds their replies, so that from the first send until the stub holds
+    /// the last request the service does nothing else; then the replies (one sentence each) are
+    /// released and awaited. Prints the split between the preparation lane (retrieval, the
+    /// query embedding, the prompt) and the other threads (HTTP, auth, storing, moderation).
+    private func admissionCost(tag: String, service: ServiceProcess, stub: PacedModelStub, client: StreamingChatClient,
+                               bearer: [String]) async throws -> Double? {
+        guard admitChats > 0 else { return nil }
+        let chats = (0..<admitChats).map { griotChat(marker: PacedModelStub.heldPrefix + "\(tag)-\($0)", index: $0, token: bearer[$0]) }
+        let heldBefore = stub.heldArrivals
+        let cpuBefore = service.cpuSeconds() ?? 0, laneBefore = service.threadCPUSeconds(named: "griot-prepare")
+        let start = NIODeadline.now() + .milliseconds(50)
+        let futures = chats.enumerated().map { index, chat in
+            client.send(chat, at: start + .nanoseconds(Int64(Double(index) / admitRate * 1e9)))
+        }
+        let limit = NIODeadline.now() + .seconds(Int64(Double(admitChats) / admitRate + timeout))
+        while stub.heldArrivals - heldBefore < admitChats, NIODeadline.now() < limit { try await Task.sleep(for: .milliseconds(5)) }
+        let arrived = stub.heldArrivals - heldBefore
+        let cpu = (service.cpuSeconds() ?? 0) - cpuBefore, lane = service.threadCPUSeconds(named: "griot-prepare") - laneBefore
+        stub.releaseHeld()
+        let outcomes = try await EventLoopFuture.whenAllSucceed(futures, on: client.group.next()).get()
+        var before: [Double] = []
+        for outcome in outcomes {
+            if let sent = outcome.sentAt, let record = stub.record(marker: outcome.marker) { before.append(Self.milliseconds(from: sent, to: record.arrived)) }
+        }
+        var failures = Failures()
+        for outcome in outcomes { failures.count(outcome, expectedTextEvents: nil, expectedTextBytes: nil) }
+        guard arrived == admitChats else {
+            print("  admission: only \(arrived) of \(admitChats) held requests reached the stub; no CPU per chat")
+            return nil
+        }
+        let perChat = cpu / Double(admitChats)
+        print("  admission, \(admitChats) chats at \(Self.format(admitRate))/s with the model holding its replies: CPU per admitted chat "
+              + "\(Self.format(perChat * 1000)) ms (preparation lane \(Self.format(lane / Double(admitChats) * 1000)) ms, other threads "
+              + "\(Self.format((cpu - lane) / Double(admitChats) * 1000)) ms); client sent → stub received: \(Distribution(before)); "
+              + "after release \(failures)")
+        return perChat
     }
 
     /// The auto-save lag of this run, from the service's `griot_reply_autosave_lag_seconds`
@@ -206,14 +299,14 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         return try await EventLoopFuture.whenAllSucceed(futures, on: client.group.next()).get()
     }
 
-    private func ingest(into database: URL, log: URL) throws {
+    private func ingest(into database: URL, with griot: String, log: URL) throws {
         let started = Date()
         let ingest = try ServiceProcess(executable: griot, arguments: ["ingest", corpus, "--db", database.path],
                                         environment: ProcessInfo.processInfo.environment, log: log)
         guard ingest.wait() == 0 else {
             throw ValidationError("griot ingest \(corpus) failed; its output:\n\(ingest.logTail())")
         }
-        print("ingested \(corpus) into a fresh database in \(Self.format(Date().timeIntervalSince(started))) s (each run serves a copy)")
+        print("\(griot) ingested \(corpus) into a fresh database in \(Self.format(Date().timeIntervalSince(started))) s (each run serves a copy)")
     }
 
     // MARK: Reports
@@ -237,7 +330,7 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
     }
 
     private func report(griot outcomes: [StreamingChatClient.Outcome], stub: PacedModelStub, peer: Distribution?, elapsed: Double,
-                        memory: (ready: Int, after: Int, peak: Int), cpu: (service: Double, bench: Double, others: Double)) -> String {
+                        memory: (ready: Int, after: Int, peak: Int), cpu: (service: Double, bench: Double, others: Double)) -> ServiceRun {
         let reply = Self.reply(tokens: tokens, sentenceWords: Self.sentenceLengths(sentenceWords)!)
         let expectedBytes = reply.joined().utf8.count
         var overhead: [Double] = [], relay: [Double] = [], grouping: [Double] = [], beforeModel: [Double] = []
@@ -281,10 +374,13 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         // The time before the model and the streams open at once stand beside the overhead: a
         // service can keep its overhead low by starting chats late, and the summary must show that.
         let before = Distribution(beforeModel)
-        return "\(outcomes.count) chats: \(completed) completed, \(failures.total) errors; overhead p50/p95/p99 \(overheadDistribution.triple); "
+        let first = Distribution(firstDelta)
+        let summary = "\(outcomes.count) chats: \(completed) completed, \(failures.total) errors; client sent → first delta p50/p95/p99 \(first.triple); "
+            + "overhead p50/p95/p99 \(overheadDistribution.triple); "
             + "before the model p50/p95 \(before.text(0.5)) / \(before.text(0.95)); at most \(stub.peakActiveReplies) streaming at once; "
             + "peak RSS \(memory.peak / 1024) MB; CPU griot \(Self.format(cpu.service)) s, other processes \(Self.format(max(0, cpu.others))) s; "
             + "\(Self.format(elapsed)) s"
+        return ServiceRun(summary: summary, firstDelta: first, beforeModel: before, errors: failures.total)
     }
 
     /// How many of the reply's tokens, from the first, make up `text` (the first delta).

@@ -42,8 +42,21 @@ final class ServiceProcess {
     }
 
     /// User plus system CPU time so far, from `/proc/PID/stat`.
-    func cpuSeconds() -> Double? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    func cpuSeconds() -> Double? { Self.cpuSeconds(stat: "/proc/\(pid)/stat") }
+
+    /// CPU time so far of the threads whose name starts with `prefix` (`griot-prepare`: the
+    /// preparation lane), from `/proc/PID/task/TID/stat`.
+    func threadCPUSeconds(named prefix: String) -> Double {
+        let tasks = "/proc/\(pid)/task"
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
+        return threads.reduce(0) { total, thread in
+            let name = (try? String(contentsOfFile: "\(tasks)/\(thread)/comm", encoding: .utf8)) ?? ""
+            return name.hasPrefix(prefix) ? total + (Self.cpuSeconds(stat: "\(tasks)/\(thread)/stat") ?? 0) : total
+        }
+    }
+
+    private static func cpuSeconds(stat path: String) -> Double? {
+        guard let stat = try? String(contentsOfFile: path, encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
         // After "pid (comm) ", fields start at 3 (state); utime and stime are fields 14 and 15.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
