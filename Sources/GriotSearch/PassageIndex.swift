@@ -228,7 +228,15 @@ public struct PassageIndex: Sendable {
         documentTerms.append(termNumbers)
         alive.append(true)
         fieldNorms.append(contentsOf: [Float](repeating: 0, count: Self.fieldCount))
-        if dimension == 0, let vector = document.vector { dimension = vector.count }
+        if dimension == 0, let vector = document.vector {
+            dimension = vector.count
+            // The documents added before the first vector (a follower applies a story before its
+            // vectors are stored) took no room; give them theirs, so that document d's vector
+            // starts at d * dimension. Without this the scan read past the end and crashed.
+            let earlier = documentIDs.count - 1
+            vectors = [Float](repeating: 0, count: earlier * dimension)
+            quantized = [Int8](repeating: 0, count: earlier * dimension)
+        }
         if let vector = document.vector, vector.count == dimension {
             vectors.append(contentsOf: vector)
             let (codes, scale) = Self.quantize(vector)

@@ -122,6 +122,25 @@ import Testing
         #expect(hits.map(\.documentID) == ["x"])
     }
 
+    /// A node whose index starts empty may apply a story before its vectors (the change log
+    /// carries them as a later change): the dense arm then found the vectors of later documents
+    /// at the wrong place, past the end of the storage, and the search crashed the node.
+    @Test func documentsWithoutVectorsBeforeTheFirstVectorKeepTheDenseScanInBounds() {
+        var index = PassageIndex()
+        index.addStories((0..<3).map { document("plain\($0)", "the levee broke", story: "plain\($0)") })
+        let unit = { (axis: Int) in (0..<8).map { $0 == axis ? Float(1) : 0 } }
+        index.addStories((0..<20).map { number in
+            (StoryFacets(storyID: "vec\(number)", privacy: .public),
+             [SearchDocument(id: "vec\(number)", storyID: "vec\(number)", fields: [.text: "the train came"], vector: unit(number % 8))])
+        })
+        // The stories whose vector is the query's axis, each found with its exact score, by both scans.
+        for exact in [false, true] {
+            let hits = index.searchDense(vector: unit(3), filter: everyone, k: 3, exact: exact)
+            #expect(Set(hits.map(\.storyID)) == ["vec3", "vec11", "vec19"], "\(hits.map { ($0.storyID, $0.score) })")
+            #expect(hits.allSatisfy { abs($0.score - 1) < 1e-5 }, "\(hits.map { ($0.storyID, $0.score) })")
+        }
+    }
+
     @Test func facetFiltersNarrowByPeoplePlacesAndYears() {
         var index = PassageIndex()
         let stories = [
