@@ -9,9 +9,12 @@
 #   scripts/cluster.sh down      # nginx, the nodes (SIGTERM, SIGKILL after 25 s), PostgreSQL (its data removed)
 #   scripts/cluster.sh config    # write and check the nginx config only; prints its path
 #   scripts/cluster.sh proxy up|down  # nginx alone, in front of whatever answers on the nodes' ports (stubs)
+#   scripts/cluster.sh node N start|stop|kill  # one node of a running cluster: start it (waited for
+#                                # until ready), SIGTERM it (it drains) or SIGKILL it (as if it died)
 #
 # Clients use http://127.0.0.1:$GRIOT_CLUSTER_PORT (default 8080). Node N listens on
-# 127.0.0.1:818N (8180+N) and logs to $GRIOT_CLUSTER_DIR/node-N.log; GRIOT_CLUSTER_NODES
+# 127.0.0.1:818N (GRIOT_CLUSTER_BASE_PORT+N, default 8180+N) and logs to
+# $GRIOT_CLUSTER_DIR/node-N.log; GRIOT_CLUSTER_NODES
 # (default 3) sets how many; GRIOT_CLUSTER_DIR (default /tmp/griot-cluster) holds the logs,
 # pid files, shared secrets and nginx's config, pid, logs and temp folders. GRIOT_BIN runs
 # another griot binary than .build/release/griot, which is built (release) only when missing.
@@ -38,7 +41,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${GRIOT_CLUSTER_DIR:-/tmp/griot-cluster}"
 nodes="${GRIOT_CLUSTER_NODES:-3}"
 listen_port="${GRIOT_CLUSTER_PORT:-8080}"
-base_port=8180
+base_port="${GRIOT_CLUSTER_BASE_PORT:-8180}"
 bin="${GRIOT_BIN:-$root/.build/release/griot}"
 ngx="$dir/nginx"
 conf="$ngx/nginx.conf"
@@ -52,6 +55,9 @@ case "$nodes" in ''|*[!0-9]*) die "GRIOT_CLUSTER_NODES is \"$nodes\"; set it to 
 { [ "$nodes" -ge 1 ] && [ "$nodes" -le 20 ]; } || die "GRIOT_CLUSTER_NODES is $nodes; set it to a number of nodes from 1 to 20, e.g. 3"
 case "$ready_timeout" in ''|*[!0-9]*) die "GRIOT_CLUSTER_READY_TIMEOUT is \"$ready_timeout\"; set it to whole seconds, e.g. 120" ;; esac
 case "$listen_port" in ''|*[!0-9]*) die "GRIOT_CLUSTER_PORT is \"$listen_port\"; set it to a port number, e.g. 8080" ;; esac
+case "$base_port" in ''|*[!0-9]*) die "GRIOT_CLUSTER_BASE_PORT is \"$base_port\"; set it to a port number, e.g. 8180 (node N listens on it plus N)" ;; esac
+{ [ "$base_port" -ge 1024 ] && [ $((base_port + nodes)) -le 65535 ]; } ||
+    die "GRIOT_CLUSTER_BASE_PORT is $base_port; node N listens on it plus N, so set it from 1024 to $((65535 - nodes)), e.g. 8180"
 case "$dir" in /*) ;; *) die "GRIOT_CLUSTER_DIR is \"$dir\"; set it to an absolute path, e.g. /tmp/griot-cluster" ;; esac
 
 sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
@@ -239,7 +245,7 @@ ensure_binary() {
 }
 
 start_node() {
-    local n="$1" url="$2" port log pid
+    local n="$1" url="$2" port log pid _
     port="$(node_port "$n")"
     log="$dir/node-$n.log"
     if pid="$(node_pid "$n")"; then
@@ -251,8 +257,16 @@ start_node() {
     # nginx connects from 127.0.0.1: its X-Forwarded-For names the client (audit hashes, per-address limits).
     GRIOT_DATABASE_URL="$url" GRIOT_TRUSTED_PROXIES="${GRIOT_TRUSTED_PROXIES:-127.0.0.1}" setsid "$bin" serve --host 127.0.0.1 --port "$port" --database "$url" \
         </dev/null >>"$log" 2>&1 &
-    echo $! >"$dir/node-$n.pid"
-    say "node $n starting (pid $!) on 127.0.0.1:$port, log $log"
+    pid=$!
+    echo "$pid" >"$dir/node-$n.pid"
+    # Until the child has exec'd griot its command line is still this script's, and node_pid
+    # (which wants "serve") would take the node for dead: wait for the exec (or the exit).
+    for _ in $(seq 1 100); do
+        node_pid "$n" >/dev/null && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    say "node $n starting (pid $pid) on 127.0.0.1:$port, log $log"
 }
 
 # Waits until every node in "$@" answers GET /readyz with 200, at most $ready_timeout s in all.
@@ -356,9 +370,43 @@ status() {
     return "$ok"
 }
 
+# One node of a running cluster, for tests of a node that dies or drains while the others serve:
+# start (the same environment, secrets and database as `up` gives it; waited for until ready),
+# stop (SIGTERM: it drains its streams) or kill (SIGKILL: no goodbye, replies left `streaming`).
+one_node() {
+    local n="$1" action="$2" pid url _
+    case "$n" in ''|*[!0-9]*) die "node \"$n\" is not a node number; use 1 to $nodes, e.g. scripts/cluster.sh node 2 kill" ;; esac
+    { [ "$n" -ge 1 ] && [ "$n" -le "$nodes" ]; } || die "there is no node $n; use 1 to $nodes (GRIOT_CLUSTER_NODES)"
+    case "$action" in
+        start)
+            ensure_binary
+            "$root/scripts/postgres.sh" status >/dev/null ||
+                die "PostgreSQL is not running, so node $n has no database; bring the cluster up first (scripts/cluster.sh up)"
+            url="$("$root/scripts/postgres.sh" url)"
+            share_secrets
+            start_node "$n" "$url"
+            wait_ready "$n"
+            ;;
+        stop|kill)
+            pid="$(node_pid "$n")" || { say "node $n is not running"; rm -f "$dir/node-$n.pid"; return 0; }
+            if [ "$action" = kill ]; then
+                kill -KILL "$pid"
+                say "node $n (pid $pid): SIGKILL"
+            else
+                kill -TERM "$pid"
+                say "node $n (pid $pid): SIGTERM"
+            fi
+            for _ in $(seq 1 $((stop_grace * 10))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+            if kill -0 "$pid" 2>/dev/null; then say "pid $pid still running after $stop_grace s: SIGKILL"; kill -KILL "$pid"; fi
+            rm -f "$dir/node-$n.pid"
+            ;;
+        *) usage ;;
+    esac
+}
+
 usage() {
-    echo "usage: scripts/cluster.sh up|down|status|config|proxy up|proxy down" >&2
-    echo "  (GRIOT_CLUSTER_NODES, GRIOT_CLUSTER_PORT, GRIOT_CLUSTER_DIR, GRIOT_BIN, GRIOT_PG_PORT, GRIOT_PG_DIR)" >&2
+    echo "usage: scripts/cluster.sh up|down|status|config|proxy up|proxy down|node N start|stop|kill" >&2
+    echo "  (GRIOT_CLUSTER_NODES, GRIOT_CLUSTER_PORT, GRIOT_CLUSTER_BASE_PORT, GRIOT_CLUSTER_DIR, GRIOT_BIN, GRIOT_PG_PORT, GRIOT_PG_DIR)" >&2
     exit 2
 }
 
@@ -369,5 +417,6 @@ case "${1:-}:${2:-}" in
     config:) install_nginx; write_config; echo "$conf" ;;
     proxy:up) nginx_up ;;
     proxy:down) nginx_down ;;
+    node:*) [ $# -eq 3 ] || usage; one_node "$2" "$3" ;;
     *) usage ;;
 esac
