@@ -192,5 +192,14 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // The cluster acceptance runs (issue 34): scripts/cluster.sh's three nodes on one
+        // PostgreSQL behind nginx, brought up by the tests themselves; only with
+        // GRIOT_CLUSTER_TESTS=1 (scripts/test.sh --cluster). GriotCLI: the `griot` the nodes run.
+        .testTarget(name: "GriotClusterTests", dependencies: [
+            "GriotCLI", "GriotAuth", "GriotTestSupport",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
     ]
 )

@@ -1,0 +1,29 @@
+import GriotTestSupport
+import Synchronization
+
+/// What the cluster's stub model does with the next request: answer a short reply, or fail with
+/// a server error (500), as an upstream that is down does. Every node shares it.
+///
+/// ```swift
+/// cluster.model.set(.failing)
+/// defer { cluster.model.set(.answering) }
+/// ```
+final class ModelSwitch: Sendable {
+    enum Mode: Sendable {
+        case answering
+        case failing
+    }
+
+    private let mode = Mutex(Mode.answering)
+
+    func set(_ mode: Mode) {
+        self.mode.withLock { $0 = mode }
+    }
+
+    func reply() -> StubReply {
+        switch mode.withLock({ $0 }) {
+        case .answering: .stream(["Thank you for asking. ", "The stories are yours to keep."])
+        case .failing: .error(status: 500, message: "the stub model is down")
+        }
+    }
+}
