@@ -6,6 +6,9 @@
 #   scripts/test.sh                      # both passes
 #   scripts/test.sh --sqlite [ARGS…]     # one pass; ARGS go to `swift test`, e.g. --filter GriotServerTests
 #   scripts/test.sh --postgres [ARGS…]
+#   scripts/test.sh --cluster [ARGS…]    # the cluster acceptance runs of issue 34 (GriotClusterTests):
+#                                        # scripts/cluster.sh's 3 nodes, PostgreSQL and nginx on their own
+#                                        # ports (8090, 8191-8193, 54339), started and stopped by the tests
 #
 # The PostgreSQL pass uses the server at GRIOT_TEST_POSTGRES_URL when it is set; else it starts
 # the local throwaway cluster (scripts/postgres.sh up: installs postgresql-15 if missing) and
@@ -20,6 +23,7 @@ passes=(sqlite postgres)
 case "${1:-}" in
     --sqlite) passes=(sqlite); shift ;;
     --postgres) passes=(postgres); shift ;;
+    --cluster) passes=(cluster); shift ;;
 esac
 
 scripts/setup.sh
@@ -36,19 +40,24 @@ for pass in "${passes[@]}"; do
     case "$pass" in
         sqlite)
             echo "test.sh: the suite on SQLite" >&2
-            GRIOT_TEST_DATABASE=sqlite swift test --no-parallel "$@" || status=1
+            GRIOT_TEST_DATABASE=sqlite GRIOT_CLUSTER_TESTS=0 swift test --no-parallel "$@" || status=1
             ;;
         postgres)
             echo "test.sh: the suite on PostgreSQL" >&2
             if [ -n "${GRIOT_TEST_POSTGRES_URL:-}" ]; then
-                GRIOT_TEST_DATABASE=postgres swift test --no-parallel "$@" || status=1
+                GRIOT_TEST_DATABASE=postgres GRIOT_CLUSTER_TESTS=0 swift test --no-parallel "$@" || status=1
             else
                 scripts/postgres.sh up >/dev/null
                 database="griot_suite_$$"
                 url="$(scripts/postgres.sh createdb "$database")"
                 trap 'scripts/postgres.sh dropdb "$database" || true' EXIT
-                GRIOT_TEST_DATABASE=postgres GRIOT_TEST_POSTGRES_URL="$url" swift test --no-parallel "$@" || status=1
+                GRIOT_TEST_DATABASE=postgres GRIOT_TEST_POSTGRES_URL="$url" GRIOT_CLUSTER_TESTS=0 swift test --no-parallel "$@" || status=1
             fi
+            ;;
+        cluster)
+            # The tests bring the cluster up (scripts/cluster.sh with the debug griot) and down.
+            echo "test.sh: the cluster acceptance runs" >&2
+            GRIOT_CLUSTER_TESTS=1 swift test --no-parallel --filter GriotClusterTests "$@" || status=1
             ;;
     esac
 done
