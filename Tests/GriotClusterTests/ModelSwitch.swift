@@ -12,6 +12,8 @@ final class ModelSwitch: Sendable {
     enum Mode: Sendable {
         case answering
         case failing
+        /// A long reply at a slow pace (30 sentences, 0.2 s apart: about 6 s), to kill a node under.
+        case slow
     }
 
     private let mode = Mutex(Mode.answering)
@@ -24,6 +26,7 @@ final class ModelSwitch: Sendable {
         switch mode.withLock({ $0 }) {
         case .answering: .stream(["Thank you for asking. ", "The stories are yours to keep."])
         case .failing: .error(status: 500, message: "the stub model is down")
+        case .slow: .stream((1...30).map { "Sentence \($0) of a patient answer, for Zofia Łukasiewicz and 李秀英. " }, pause: 0.2)
         }
     }
 }
