@@ -82,6 +82,12 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
     @Flag(help: "Keep the temporary folder (databases and the service's logs).")
     var keep = false
 
+    /// Issue 34: the same chats through nginx across three nodes on PostgreSQL
+    /// (`scripts/cluster.sh`, griot as every node's binary), just after the one-node run, with
+    /// PostgreSQL's commits a second over the run.
+    @Flag(help: "After each one-node run, send the same chats through nginx to a three-node cluster on PostgreSQL (scripts/cluster.sh).")
+    var cluster = false
+
     func validate() throws {
         guard chats.allSatisfy({ $0 > 0 }) else { throw ValidationError("--chats must be positive, e.g. --chats 100 1000") }
         guard Self.sentenceLengths(sentenceWords) != nil else {
@@ -143,6 +149,12 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
                                              bearer: bearer, peer: peer)
             summaries.append(run.summary)
             if let earlier { summaries.append("  against the peer service: " + run.ratios(against: earlier)) }
+            if cluster {
+                print("-- the same chats through nginx, three nodes on PostgreSQL --")
+                let fleet = try await throughCluster(count, tag: "c" + tag, stub: stub, group: group, work: work, bearer: bearer, peer: peer)
+                summaries.append("3 nodes through nginx: " + fleet.summary)
+                summaries.append("  against one node: " + fleet.ratios(against: run))
+            }
         }
         print("\n== summary ==")
         for line in summaries { print(line) }
@@ -224,6 +236,62 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         var run = report(griot: outcomes, stub: stub, peer: peer, elapsed: elapsed, memory: memory, cpu: cpu)
         run.admitCPU = admitCPU
         run.summary += (admitCPU.map { "; CPU per admitted chat \(Self.format($0 * 1000)) ms" } ?? "") + "; " + autosave
+        return run
+    }
+
+    /// The chats through nginx to three nodes on one PostgreSQL, brought up by scripts/cluster.sh
+    /// (with the demo corpus) on ports of their own and taken down after; the nodes' CPU is read
+    /// from their pid files, PostgreSQL's commits from `pg_stat_database`.
+    private func throughCluster(_ count: Int, tag: String, stub: PacedModelStub, group: any EventLoopGroup, work: URL,
+                                bearer: [String], peer: Distribution?) async throws -> ServiceRun {
+        let folder = work.appendingPathComponent("cluster-\(tag)")
+        let script = URL(fileURLWithPath: prompts).standardizedFileURL.deletingLastPathComponent().appendingPathComponent("scripts/cluster.sh").path
+        var environment = ServiceProcess.environment(servingModel: stub, prompts: prompts)
+        environment.merge(["GRIOT_BIN": URL(fileURLWithPath: griot).standardizedFileURL.path, "GRIOT_CLUSTER_DIR": folder.path,
+                           "GRIOT_CLUSTER_PORT": "8070", "GRIOT_CLUSTER_BASE_PORT": "8170", "GRIOT_PG_PORT": "54349",
+                           "GRIOT_PG_DIR": folder.appendingPathComponent("pg").path]) { _, new in new }
+        func cluster(_ action: String) throws {
+            // Through system(3), not Process: on Linux, Process does not see a script exit whose
+            // children (the nodes, nginx) keep running. Its output goes to a file for the same reason.
+            let assignments = environment.filter { $0.key.hasPrefix("GRIOT_") || $0.key.hasPrefix("OPENAI_") }
+                .map { "\($0.key)='\($0.value.replacingOccurrences(of: "'", with: "'\\''"))'" }.joined(separator: " ")
+            let command = "env \(assignments) '\(script)' \(action) >>'\(work.path)/cluster-\(tag).log' 2>&1"
+            let status = system(command)
+            guard status == 0 else { throw ValidationError("scripts/cluster.sh \(action) exited \(status); see \(work.path)/cluster-\(tag).log") }
+        }
+        try cluster("up")
+        defer { try? cluster("down") }
+        let client = StreamingChatClient(group: group, host: "127.0.0.1", port: 8070, timeout: timeout)
+        let nodes = (1...3).compactMap { try? String(contentsOf: folder.appendingPathComponent("node-\($0).pid"), encoding: .utf8) }
+            .compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        func nodesCPU() -> Double { nodes.compactMap { ServiceProcess.cpuSeconds(stat: "/proc/\($0)/stat") }.reduce(0, +) }
+        func commits() -> Double? {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["psql", "postgres://griot:griot@127.0.0.1:54349/griot", "-Atc",
+                                 "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()"]
+            let output = Pipe()
+            process.standardOutput = output
+            guard (try? process.run()) != nil else { return nil }
+            process.waitUntilExit()
+            return Double(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        let warmUp = try await send((0..<3).map { griotChat(marker: PacedModelStub.markerPrefix + "w\(tag)-\($0)", index: $0, token: bearer[$0]) }, with: client)
+        guard warmUp.allSatisfy({ $0.sawDone }) else { throw ValidationError("the warm-up chats through nginx did not finish: \(warmUp.map { $0.failure ?? "done" })") }
+        let cpuBefore = nodesCPU(), ownBefore = Self.ownCPUSeconds(), machineBefore = Self.machineCPUSeconds()
+        let commitsBefore = commits()
+        let chats = (0..<count).map { griotChat(marker: PacedModelStub.markerPrefix + "g\(tag)-\($0)", index: $0, token: bearer[$0]) }
+        stub.resetPeak()
+        let started = NIODeadline.now()
+        let outcomes = try await send(chats, with: client)
+        let elapsed = Double((NIODeadline.now() - started).nanoseconds) / 1e9
+        let committed = zip(commits().map { [$0] } ?? [], commitsBefore.map { [$0] } ?? []).map { $0 - $1 }.first
+        let serviceCPU = nodesCPU() - cpuBefore, benchCPU = Self.ownCPUSeconds() - ownBefore
+        let cpu = (service: serviceCPU, bench: benchCPU, others: Self.machineCPUSeconds() - machineBefore - serviceCPU - benchCPU)
+        var run = report(griot: outcomes, stub: stub, peer: peer, elapsed: elapsed, memory: (0, 0, 0), cpu: cpu)
+        let rate = committed.map { "PostgreSQL \(Int($0)) commits in \(Self.format(elapsed)) s, \(Int($0 / elapsed)) a second" } ?? "PostgreSQL commits not read (psql missing?)"
+        print(rate)
+        run.summary += "; " + rate
         return run
     }
 

@@ -55,7 +55,7 @@ final class ServiceProcess {
         }
     }
 
-    private static func cpuSeconds(stat path: String) -> Double? {
+    static func cpuSeconds(stat path: String) -> Double? {
         guard let stat = try? String(contentsOfFile: path, encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
         // After "pid (comm) ", fields start at 3 (state); utime and stime are fields 14 and 15.
