@@ -189,15 +189,7 @@ extension TurnEvent {
     /// (the text of their deltas, their citations and flags, the model of `meta`).
     public static func interruptedEnding(turnID: String, replyMessageID: String, after stored: [StreamEventContent],
                                          startedAt: Date, now: Date = Date()) -> [TurnEvent] {
-        let decoder = JSONDecoder()
-        // The events were written with snake_case keys; `story_id` is `storyID` here, not `storyId`.
-        decoder.keyDecodingStrategy = .custom { path in
-            let key = path.last!.stringValue
-            let parts = key.split(separator: "_")
-            var name = String(parts.first ?? "") + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
-            if name.hasSuffix("Id") { name = String(name.dropLast(2)) + "ID" }
-            return AnyKey(name)
-        }
+        let decoder = JSONDecoder.swiftSnakeCase()
         decoder.dateDecodingStrategy = .iso8601
         struct Delta: Decodable { var text: String }
         struct Meta: Decodable { var model: String }
@@ -224,11 +216,3 @@ extension TurnEvent {
     }
 }
 
-/// A coding key made from a string (the journal's snake_case keys, renamed).
-private struct AnyKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}

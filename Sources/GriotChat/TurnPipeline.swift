@@ -978,24 +978,7 @@ extension TurnSnapshot {
     /// Reads a stored snapshot. Its keys were written snake_case from Swift names, where `ID` is
     /// one word (`story_id` is `storyID`, not `storyId`), so they are read back the same way.
     public static func decode(_ json: String) throws -> TurnSnapshot {
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .custom { path in
-            let key = path.last!
-            guard key.intValue == nil else { return key }
-            let words = key.stringValue.split(separator: "_")
-            let name = words.enumerated().map { index, word in
-                index == 0 ? String(word) : (word == "id" ? "ID" : word.prefix(1).uppercased() + word.dropFirst())
-            }.joined()
-            return SnapshotKey(stringValue: name)
-        }
-        return try decoder.decode(TurnSnapshot.self, from: Data(json.utf8))
-    }
-
-    private struct SnapshotKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
+        try JSONDecoder.swiftSnakeCase().decode(TurnSnapshot.self, from: Data(json.utf8))
     }
 }
 

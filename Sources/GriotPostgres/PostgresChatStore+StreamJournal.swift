@@ -36,7 +36,7 @@ extension PostgresChatStore {
     }
 
     public func stream(turnID: String) async throws -> TurnStreamRecord? {
-        try await rows("SELECT \(unescaped: Self.streamColumns) FROM turnStream WHERE turnID = \(turnID)").first.map(Self.streamRecord)
+        try await rows("SELECT \(unescaped: Self.streamColumns(of: "turnStream")) FROM turnStream WHERE turnID = \(turnID)").first.map(Self.streamRecord)
     }
 
     public func streamEvents(turnID: String, after: Int, limit: Int) async throws -> [TurnStreamEvent] {
@@ -105,8 +105,7 @@ extension PostgresChatStore {
 
     public func orphanedStreams(heartbeatBefore: Date) async throws -> [TurnStreamRecord] {
         try await rows("""
-            SELECT \(unescaped: Self.streamColumns.split(separator: ",").map { "s." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
-            FROM turnStream s LEFT JOIN serviceNode n ON n.nodeID = s.nodeID
+            SELECT \(unescaped: Self.streamColumns(of: "s")) FROM turnStream s LEFT JOIN serviceNode n ON n.nodeID = s.nodeID
             WHERE s.finishedAt IS NULL
             AND ((n.heartbeatAt IS NULL AND s.startedAt < \(heartbeatBefore.millisecondRounded)) OR n.heartbeatAt < \(heartbeatBefore.millisecondRounded))
             """).map(Self.streamRecord)
@@ -123,7 +122,11 @@ extension PostgresChatStore {
         }
     }
 
-    static let streamColumns = "turnID, userID, threadID, replyMessageID, nodeID, startedAt, finishedAt, listenedAt"
+    /// The columns `streamRecord` reads, in its order, of the table named (or aliased) `table`.
+    static func streamColumns(of table: String) -> String {
+        ["turnID", "userID", "threadID", "replyMessageID", "nodeID", "startedAt", "finishedAt", "listenedAt"]
+            .map { "\(table).\($0)" }.joined(separator: ", ")
+    }
 
     static func streamRecord(_ row: PostgresRow) throws -> TurnStreamRecord {
         let (turnID, userID, threadID, replyID, nodeID, startedAt, finishedAt, listenedAt) =
