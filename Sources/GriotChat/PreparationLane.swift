@@ -22,7 +22,8 @@ public final class PreparationLane: Sendable {
     /// The service's lane: one thread per core, nice 10. Idle cores go to preparing new chats;
     /// a core that a relaying thread wants goes to it. (With one thread on 2 cores, 1,000 chats
     /// opened over 10 s started so slowly that at most 867 of their 20 s replies streamed at once.)
-    public static let shared = PreparationLane(threads: ProcessInfo.processInfo.activeProcessorCount, niceness: defaultNiceness)
+    public static let shared = PreparationLane(threads: ProcessInfo.processInfo.activeProcessorCount,
+                                               niceness: ProcessInfo.processInfo.environment["GRIOT_PREPARATION_NICENESS"].flatMap(Int32.init) ?? defaultNiceness)
 
     /// How much lower than the rest of the process the lane runs (0–19; 10 gives it about a
     /// tenth of a core that relaying threads also want).

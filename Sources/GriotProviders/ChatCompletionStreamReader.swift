@@ -33,7 +33,7 @@ struct ChatCompletionStreamReader {
         if data.isEmpty { return [] }
         let chunk: ChatCompletionChunk
         do {
-            chunk = try decoder.decode(ChatCompletionChunk.self, from: Data(data.utf8))
+            chunk = try ChatCompletionChunk.parsedWithJSONC(data) ?? decoder.decode(ChatCompletionChunk.self, from: Data(data.utf8))
         } catch {
             throw ProviderError.malformedStream("a data line is not a chat-completion chunk: \(data.prefix(120))")
         }

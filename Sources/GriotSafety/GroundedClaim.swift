@@ -44,7 +44,7 @@ public enum GroundedClaim {
     public static func check(_ claim: String, passage: String, about: [String] = [], quoted: String? = nil) -> Verdict {
         var framing = Self.withoutMasks(GroundedAnswer(claim).sentences.joined(separator: " "))
         if let quoted, !quoted.isEmpty {
-            framing = framing.replacingOccurrences(of: quoted, with: " ")
+            framing = framing.replacingLiteral(quoted, with: " ")
         }
         let described = ([passage] + about).joined(separator: "\n")
         let keys = GroundedFacts.keys(inPassage: described)
@@ -176,13 +176,14 @@ public enum GroundedClaim {
     /// neither checked nor held against the sentence.
     static func withoutMasks(_ text: String) -> String {
         var text = text
-        for type in PIIType.allCases { text = text.replacingOccurrences(of: "[\(type.rawValue)]", with: " ") }
+        guard text.containsLiteral("[") else { return text }
+        for type in PIIType.allCases { text = text.replacingLiteral("[\(type.rawValue)]", with: " ") }
         return text
     }
 
     /// Lower-case words, apostrophes kept ("didn't", "mother's" → "mother").
     static func words(_ text: String) -> [String] {
-        text.lowercased().replacingOccurrences(of: "’", with: "'")
+        text.lowercased().replacingLiteral("’", with: "'")
             .split { !($0.isLetter || $0 == "'") }
             .map { word in
                 var word = word

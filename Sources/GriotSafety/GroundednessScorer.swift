@@ -1,5 +1,6 @@
 import Foundation
 import GriotText
+import Synchronization
 
 /// How well one sentence of an answer is supported by the passages the model was given.
 public struct SentenceGroundedness: Codable, Sendable, Equatable {
@@ -219,9 +220,43 @@ private struct Evidence {
 
     init(passages: [String], analyzer: TextAnalyzer) {
         self.passages = passages
-        terms = passages.map { Set(analyzer.terms(in: $0)) }
-        factKeys = passages.reduce(into: Set<String>()) { $0.formUnion(GroundedFacts.keys(inPassage: $1)) }
+        let analyses = passages.map { PassageAnalyses.shared.analysis(of: $0, analyzer: analyzer) }
+        terms = analyses.map(\.terms)
+        factKeys = analyses.reduce(into: Set<String>()) { $0.formUnion($1.factKeys) }
     }
+}
+
+/// A passage's content terms and fact keys, kept by its text: the same passages come back in
+/// turn after turn (a family's few stories, asked about by every member), and analysing them
+/// again for every reply was a fifth of the groundedness review's time under load. Bounded:
+/// past `limit` passages the cache starts over.
+private final class PassageAnalyses: Sendable {
+    struct Analysis: Sendable {
+        var terms: Set<String>
+        var factKeys: Set<String>
+    }
+
+    static let shared = PassageAnalyses()
+    static let limit = 2_048
+
+    private let entries = Mutex<[String: Analysis]>([:])
+
+    /// Every scorer analyses with the default `TextAnalyzer`; another analyzer is not cached.
+    func analysis(of passage: String, analyzer: TextAnalyzer) -> Analysis {
+        let cacheable = analyzer.removesStopWords && analyzer.stems && !analyzer.removesOtherLanguagesStopWords
+        if cacheable, let found = entries.withLock({ $0[passage] }) { return found }
+        let made = Analysis(terms: Set(analyzer.terms(in: passage)), factKeys: GroundedFacts.keys(inPassage: passage))
+        if cacheable {
+            entries.withLock { entries in
+                if entries.count >= Self.limit { entries.removeAll(keepingCapacity: true) }
+                entries[passage] = made
+            }
+        }
+        return made
+    }
+}
+
+extension Evidence {
 
     /// The claim's names, numbers, dates and places that no passage has.
     func unsupported(_ claim: Claim) -> [String] {
@@ -252,10 +287,12 @@ private struct Claim {
         self.text = text
         terms = Set(analyzer.terms(in: text)).subtracting(Self.framing)
         // "these 3 stories", "4 of the family's stories": a count of the sources, not a fact of the past.
-        let lowered = text.lowercased().replacingOccurrences(of: "’", with: "'")
+        let lowered = text.lowercased().replacingLiteral("’", with: "'")
         facts = GroundedFacts.mentions(in: text).filter { fact in
             let number = fact.text.lowercased()
-            return !Self.sourceNouns.contains { lowered.contains("\(number) \($0)") || lowered.contains("\(number) of the \($0)") || lowered.contains("\(number) of the family's \($0)") }
+            return !Self.sourceNouns.contains {
+                lowered.containsLiteral("\(number) \($0)") || lowered.containsLiteral("\(number) of the \($0)") || lowered.containsLiteral("\(number) of the family's \($0)")
+            }
         }
         let isQuestion = text.hasSuffix("?") || text.hasSuffix("\u{FF1F}") || text.hasSuffix("\u{061F}")
         // "I hope this helps." and "The stories don't say." have no content left to check; nor
@@ -267,8 +304,8 @@ private struct Claim {
     static let sourceNouns = ["stories", "story", "passages", "recordings", "interviews", "sources"]
 
     static func isAbstention(_ text: String) -> Bool {
-        let lowered = text.lowercased().replacingOccurrences(of: "’", with: "'")
-        return abstentions.contains { lowered.contains($0) }
+        let lowered = text.lowercased().replacingLiteral("’", with: "'")
+        return abstentions.contains { lowered.containsLiteral($0) }
     }
 
     static let abstentions = [

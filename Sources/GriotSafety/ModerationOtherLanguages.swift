@@ -89,7 +89,10 @@ enum ModerationOtherLanguages {
         var result = ModerationResult()
         let words = text.tokens.filter { !$0.isPunctuation && !$0.quoted }.map { normalised($0.text) }
         guard !words.isEmpty else { return result }
-        let contains = words.containsPhrase
+        // A phrase is looked for only where its first word is: one hash of each word instead of
+        // comparing every phrase at every position.
+        let present = Set(words)
+        let contains = { (phrase: [String]) in phrase.first.map(present.contains) == true && words.containsPhrase(phrase) }
         for phrases in [french, german, polish, arabic] {
             if phrases.crisis.contains(where: contains) {
                 result.selfHarm = 0.9
@@ -100,22 +103,24 @@ enum ModerationOtherLanguages {
                 result.harassment = max(result.harassment, 0.85)
                 result.reasons.append("threat of violence (\(phrases.language))")
             }
-            if words.contains(where: phrases.addressing.contains), words.contains(where: phrases.insults.contains) {
+            if !present.isDisjoint(with: phrases.addressing), !present.isDisjoint(with: phrases.insults) {
                 result.harassment = max(result.harassment, 0.85)
                 result.reasons.append("insult aimed at the reader (\(phrases.language))")
             }
         }
+        // Every Chinese phrase opens with a CJK ideograph; a message without one has none of them.
+        guard words.contains(where: { $0.unicodeScalars.contains(where: \.isCJKIdeograph) }) else { return result }
         let joined = words.joined()
-        if chineseCrisis.contains(where: joined.contains) {
+        if chineseCrisis.contains(where: joined.containsLiteral) {
             result.selfHarm = 0.9
             result.reasons.append("self-harm: first-person intent or act (Chinese)")
         }
-        if chineseThreats.contains(where: joined.contains) {
+        if chineseThreats.contains(where: joined.containsLiteral) {
             result.violence = 0.9
             result.harassment = max(result.harassment, 0.85)
             result.reasons.append("threat of violence (Chinese)")
         }
-        if chineseInsults.contains(where: joined.contains) {
+        if chineseInsults.contains(where: joined.containsLiteral) {
             result.harassment = max(result.harassment, 0.85)
             result.reasons.append("insult aimed at the reader (Chinese)")
         }
@@ -139,6 +144,11 @@ enum ModerationOtherLanguages {
         }
         return String(out)
     }
+}
+
+extension Unicode.Scalar {
+    /// CJK Unified Ideographs and their Extension A.
+    var isCJKIdeograph: Bool { (0x4E00...0x9FFF).contains(value) || (0x3400...0x4DBF).contains(value) }
 }
 
 extension Array where Element == String {
