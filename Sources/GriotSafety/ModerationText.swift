@@ -101,7 +101,7 @@ struct ModerationText: Sendable {
         for (position, token) in joined.enumerated() {
             if token.isPunctuation { tokens.append(token); continue }
             var spelt = Self.decodeLeet(token.text)
-            if spelt.contains("*") { spelt = ModerationSpelling.uncensored(spelt) }
+            if spelt.utf8.contains(UInt8(ascii: "*")) { spelt = ModerationSpelling.uncensored(spelt) }
             // "kms", "unalive", "sewerslide": the euphemism read as what it stands for ("12 kms" is a distance).
             let afterNumber = position > 0 && joined[position - 1].text.allSatisfy(\.isNumber)
             // "ready to unalive", with no one named after it, is about the speaker.
@@ -197,6 +197,19 @@ struct ModerationText: Sendable {
     /// Runs of three or more of one letter become one ("haaate" as "hate"); doubled letters are
     /// kept, since English has them ("kill"); the lexicon also matches words with them shortened.
     static func squeeze(_ word: String) -> String {
+        // Most words have no run of three: an ASCII word with no three equal bytes in a row is
+        // returned as it is, without building a copy.
+        var run = 0
+        var previous: UInt8 = 0
+        var ascii = true
+        var tripled = false
+        for byte in word.utf8 {
+            if byte >= 0x80 { ascii = false; break }
+            run = byte == previous ? run + 1 : 1
+            previous = byte
+            if run >= 3 { tripled = true; break }
+        }
+        if ascii && !tripled { return word }
         let scalars = Array(word.unicodeScalars)
         var out = String.UnicodeScalarView()
         var changed = false
