@@ -36,6 +36,14 @@ scripts/setup.sh
 # Both passes run even when the first fails, so that one run shows both; the exit status is 1
 # when either failed.
 status=0
+# The conformance tests and migrate-store's tests use PostgreSQL in every pass. Started here,
+# before the suite, rather than by the first test that needs it: a test that runs
+# scripts/postgres.sh through Foundation's Process waited forever on a fresh machine for the
+# script whose child server it had started (the shell's exit was never reaped), which hung the
+# SQLite pass. With the server up, the tests only create databases in it.
+if [ -z "${GRIOT_TEST_POSTGRES_URL:-}" ] && [[ " ${passes[*]} " != " cluster " ]]; then
+    scripts/postgres.sh up >/dev/null
+fi
 for pass in "${passes[@]}"; do
     case "$pass" in
         sqlite)
