@@ -108,8 +108,9 @@ enum ModerationOtherLanguages {
                 result.reasons.append("insult aimed at the reader (\(phrases.language))")
             }
         }
-        // Every Chinese phrase opens with a CJK ideograph; a message without one has none of them.
-        guard words.contains(where: { $0.unicodeScalars.contains(where: \.isCJKIdeograph) }) else { return result }
+        // Every Chinese phrase is written in Han ideographs, which are written without spaces:
+        // a message with no such letter has none of them.
+        guard words.contains(where: { $0.unicodeScalars.contains(where: WordTokenizer.isSpaceless) }) else { return result }
         let joined = words.joined()
         if chineseCrisis.contains(where: joined.containsLiteral) {
             result.selfHarm = 0.9
@@ -144,11 +145,6 @@ enum ModerationOtherLanguages {
         }
         return String(out)
     }
-}
-
-extension Unicode.Scalar {
-    /// CJK Unified Ideographs and their Extension A.
-    var isCJKIdeograph: Bool { (0x4E00...0x9FFF).contains(value) || (0x3400...0x4DBF).contains(value) }
 }
 
 extension Array where Element == String {

@@ -21,39 +21,41 @@ import Darwin
 extension StringProtocol {
     /// Whether `needle`'s bytes occur in this text; an empty needle is found.
     public func containsLiteral(_ needle: some StringProtocol) -> Bool {
-        firstLiteralOffset(of: needle, from: 0) != nil
+        var text = String(self)
+        var pattern = String(needle)
+        return text.withUTF8 { text in pattern.withUTF8 { LiteralSearch.firstOffset(of: $0, in: text, from: 0) != nil } }
     }
 
     /// The text with every occurrence of `target` (left to right, not overlapping) replaced.
     public func replacingLiteral(_ target: some StringProtocol, with replacement: some StringProtocol) -> String {
-        guard !target.isEmpty, var found = firstLiteralOffset(of: target, from: 0) else { return String(self) }
-        let bytes = Array(utf8)
-        let targetCount = target.utf8.count
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var start = 0
-        while true {
-            out.append(contentsOf: bytes[start..<found])
-            out.append(contentsOf: replacement.utf8)
-            start = found + targetCount
-            guard let next = firstLiteralOffset(of: target, from: start) else { break }
-            found = next
+        var text = String(self)
+        guard !target.isEmpty else { return text }
+        var pattern = String(target)
+        let replaced = text.withUTF8 { text in
+            pattern.withUTF8 { pattern -> [UInt8]? in
+                guard var found = LiteralSearch.firstOffset(of: pattern, in: text, from: 0) else { return nil }
+                var out: [UInt8] = []
+                out.reserveCapacity(text.count)
+                var start = 0
+                while true {
+                    out.append(contentsOf: text[start..<found])
+                    out.append(contentsOf: replacement.utf8)
+                    start = found + pattern.count
+                    guard let next = LiteralSearch.firstOffset(of: pattern, in: text, from: start) else { break }
+                    found = next
+                }
+                out.append(contentsOf: text[start...])
+                return out
+            }
         }
-        out.append(contentsOf: bytes[start...])
-        return String(decoding: out, as: UTF8.self)
+        return replaced.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
+}
 
-    /// The byte offset of the first occurrence of `needle` at or after `from`.
-    func firstLiteralOffset(of needle: some StringProtocol, from: Int) -> Int? {
-        var haystack = String(self)
-        var pattern = String(needle)
-        return haystack.withUTF8 { haystack in
-            pattern.withUTF8 { pattern in Self.firstOffset(of: pattern, in: haystack, from: from) }
-        }
-    }
-
-    /// The first byte of the pattern found with `memchr`, the rest compared with `memcmp`.
-    private static func firstOffset(of pattern: UnsafeBufferPointer<UInt8>, in haystack: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
+private enum LiteralSearch {
+    /// The byte offset of the first occurrence of `pattern` at or after `from`: its first byte
+    /// found with `memchr`, the rest compared with `memcmp`.
+    static func firstOffset(of pattern: UnsafeBufferPointer<UInt8>, in haystack: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
         guard !pattern.isEmpty else { return from <= haystack.count ? from : nil }
         guard let base = haystack.baseAddress, let patternBase = pattern.baseAddress else { return nil }
         let first = Int32(pattern[0])
