@@ -30,8 +30,9 @@ for target in "${targets[@]}"; do
         sed '/^import Griot/d' "$source" > "$work/src/$(basename "$source")"
         sources+=("$work/src/$(basename "$source")")
     done < "Fuzz/$target/sources"
+    # -I Sources/CJSONC: the chunk reader's json-c module (its module map links libjson-c).
     swiftc -sanitize=fuzzer,address -parse-as-library -O -wmo -module-name GriotFuzz \
-        "${sources[@]}" "Fuzz/$target/main.swift" -o "$work/fuzz" 2> "$work/build.log" \
+        -I Sources/CJSONC "${sources[@]}" "Fuzz/$target/main.swift" -o "$work/fuzz" 2> "$work/build.log" \
         || { cat "$work/build.log" >&2; exit 1; }
     # Too large to commit, and too large to mutate quickly, so made here and run once each before
     # fuzzing: a 1 MiB line, and 100,000 "[" before one "]".
