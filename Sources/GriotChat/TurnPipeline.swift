@@ -269,7 +269,7 @@ struct TurnPipeline: Sendable {
                                   publicPassages: finder.sources.values.filter(\.isPublic).map(\.passage.text))
         state.sharedKeys = gate?.shared
         // What the provider sends is recorded (a cassette) so that a replay can play it back.
-        state.recording = RecordedReply(requestHash: request.fingerprint, provider: engine.provider.name)
+        state.recording = RecordedReply(recording: request, provider: engine.provider.name)
         let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, gate: gate,
                                          checkCitations: plan.template.safety.contains(.citations),
                                          tokenLimit: Self.replyTokenLimit(request.settings.maxTokens), emit: emit) { [checkpoints = engine.checkpoints] text, releasedAt in

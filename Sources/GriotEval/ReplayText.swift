@@ -16,6 +16,7 @@ public enum ReplayText {
         default: "no model call"
         }
         lines.append("  reply from: \(source)")
+        if let note = result.cassetteNote { lines.append("  cassette: \(note)") }
         lines.append("  settings: " + (diff.settings.isEmpty ? "same" : diff.settings.map(describe).joined(separator: "; ")))
         var passages: [String] = []
         passages += diff.passagesAdded.map { "+[\($0.rank)] \($0.storyID) \($0.passageID)" }

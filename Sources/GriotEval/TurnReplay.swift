@@ -36,6 +36,9 @@ public struct ReplayResult: Codable, Sendable {
     public var diff: TurnDiff
     /// `played` (the recorded reply), `live` (the request differed, or no cassette), `none` (no model was called).
     public var providerSource: String
+    /// Why the reply does not come from the cassette that was asked for, or why the played
+    /// reply still differs from the stored one; nil when there is nothing to explain.
+    public var cassetteNote: String?
 }
 
 /// Re-runs stored turns through the same pipeline, in a scratch copy of their thread, so that a
@@ -132,8 +135,17 @@ public struct TurnReplayer: Sendable {
             var replayed = try Self.decode(record.snapshot, turnID: record.id)
             let source = replayed.recording == nil ? "none" : ((cassette?.played ?? 0) > 0 ? "played" : "live")
             if source == "played" { replayed = replayed.carryingMaskVerdicts(of: original) }
+            var note: String?
+            if let cassette, source != "played", replayed.recording != nil {
+                note = "not played from the cassette: " + (cassette.missReasons.first ?? "no recording matched")
+            } else if source == "played", replayed.text != original.text {
+                // The model's words were the recorded ones: what differs came after the model.
+                note = "the recorded reply was played, but the stages after the model (the output gate, the citation checks) "
+                    + "gave another text than they did at the time (\(original.text.utf8.count) bytes stored, \(replayed.text.utf8.count) now); "
+                    + "the flags and verdicts below say which"
+            }
             results.append(ReplayResult(turnID: turn.id, threadID: threadID, question: question, original: original, replayed: replayed,
-                                        diff: TurnDiff(original, replayed), providerSource: source))
+                                        diff: TurnDiff(original, replayed), providerSource: source, cassetteNote: note))
         }
         return results
     }
@@ -173,11 +185,19 @@ extension TurnSnapshot {
             if let flag = original.flags.first(where: { $0.kind == kind }) { carried.flags.append(flag) }
         }
         carried.groundedness = original.groundedness
-        // In the original's order, so that the same flags read the same.
-        let order = original.flags.map(\.kind)
-        carried.flags = carried.flags.enumerated().sorted { a, b in
-            (order.firstIndex(of: a.element.kind) ?? order.count + a.offset, a.offset) < (order.firstIndex(of: b.element.kind) ?? order.count + b.offset, b.offset)
-        }.map(\.element)
+        // In the original's order, so that the same flags read the same: the nth flag of a kind
+        // takes the place of the original's nth flag of that kind (a reply can raise one kind
+        // several times, e.g. a citation_unsupported per sentence, between flags of other kinds).
+        var places: [SafetyFlag.Kind: [Int]] = [:]
+        for (index, flag) in original.flags.enumerated() { places[flag.kind, default: []].append(index) }
+        var taken: [SafetyFlag.Kind: Int] = [:]
+        let placed = carried.flags.enumerated().map { offset, flag -> (place: Int, offset: Int, flag: SafetyFlag) in
+            let nth = taken[flag.kind, default: 0]
+            taken[flag.kind] = nth + 1
+            let place = places[flag.kind].flatMap { nth < $0.count ? $0[nth] : nil } ?? original.flags.count + offset
+            return (place, offset, flag)
+        }
+        carried.flags = placed.sorted { ($0.place, $0.offset) < ($1.place, $1.offset) }.map(\.flag)
         return carried
     }
 }

@@ -21,10 +21,28 @@ extension ChatRequest: Codable {
 
     /// A hash of everything the provider is given (messages, settings, grounding), so that a
     /// recorded reply is played back only for the very request it answered.
-    public var fingerprint: String {
+    public var fingerprint: String { Self.hash(self) }
+
+    /// A hash of each part of the request a replay can change, named as an operator reads it:
+    /// the instructions (system messages), the earlier turns, the question (the last message),
+    /// the settings and the passages. A recording keeps them, so that a cassette that cannot
+    /// play says which part differs.
+    public var partFingerprints: [String: String] {
+        let system = messages.filter { $0.role == .system }
+        let conversation = messages.filter { $0.role != .system }
+        return [
+            "instructions": Self.hash(system),
+            "earlier turns": Self.hash(Array(conversation.dropLast())),
+            "question": Self.hash(conversation.last.map { [$0] } ?? []),
+            "settings": Self.hash(settings),
+            "passages": Self.hash(grounding),
+        ]
+    }
+
+    private static func hash(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = (try? encoder.encode(self)) ?? Data()
+        let data = (try? encoder.encode(value)) ?? Data()
         return "sha256:" + SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 }
@@ -69,12 +87,22 @@ public struct RecordedReply: Codable, Sendable, Hashable {
     public var events: [ProviderEvent]
     /// False when the reply was cut short (stopped, failed): such a recording is not played back.
     public var complete: Bool
+    /// The hash of each part of the request (`ChatRequest.partFingerprints`); nil in recordings
+    /// made before they were kept.
+    public var requestParts: [String: String]?
 
-    public init(requestHash: String, provider: String, events: [ProviderEvent] = [], complete: Bool = false) {
+    public init(requestHash: String, provider: String, events: [ProviderEvent] = [], complete: Bool = false,
+                requestParts: [String: String]? = nil) {
         self.requestHash = requestHash
         self.provider = provider
         self.events = events
         self.complete = complete
+        self.requestParts = requestParts
+    }
+
+    /// A recording of `request` by `provider`, its events still to come.
+    public init(recording request: ChatRequest, provider: String) {
+        self.init(requestHash: request.fingerprint, provider: provider, requestParts: request.partFingerprints)
     }
 }
 
@@ -91,8 +119,10 @@ public final class CassetteProvider: ChatProvider {
     public let name: String
     public let defaultModel: String
     private let recordings: [String: RecordedReply]
+    /// Every recording given, those that cannot play included: they say why a request missed.
+    private let given: [RecordedReply]
     private let live: (any ChatProvider)?
-    private let counts = Mutex((played: 0, missed: 0))
+    private let counts = Mutex((played: 0, missed: 0, why: [String]()))
 
     /// With a `live` provider, only its own recordings play: a reply another provider wrote is
     /// not passed off as this one's (a replay with the offline responder asks it, not the tape).
@@ -102,6 +132,7 @@ public final class CassetteProvider: ChatProvider {
             byHash[recording.requestHash] = recording
         }
         self.recordings = byHash
+        given = recordings
         self.live = live
         self.name = name ?? live?.name ?? recordings.first?.provider ?? "cassette"
         self.defaultModel = defaultModel ?? live?.defaultModel ?? ""
@@ -112,6 +143,32 @@ public final class CassetteProvider: ChatProvider {
     /// How many requests were answered from the cassette, and how many went live (or failed).
     public var played: Int { counts.withLock { $0.played } }
     public var missed: Int { counts.withLock { $0.missed } }
+    /// Why each request that went live (or failed) was not answered from the cassette, in order.
+    public var missReasons: [String] { counts.withLock { $0.why } }
+
+    /// Why `request` finds no recording to play: none kept, cut short, another provider's, or
+    /// which parts of the request differ from the one recorded.
+    func missReason(_ request: ChatRequest) -> String {
+        guard !given.isEmpty else { return "the turn kept no recording of the model's reply (no model was called, or it predates recordings)" }
+        let parts = request.partFingerprints
+        var reasons: [String] = []
+        for recording in given {
+            if recording.requestHash == request.fingerprint {
+                if !recording.complete { reasons.append("the recorded reply was cut short (stopped or failed), and only a whole reply is played") }
+                if let live, recording.provider != live.name {
+                    reasons.append("the reply was recorded from \(recording.provider), and the replay asks \(live.name)")
+                }
+                continue
+            }
+            guard let recorded = recording.requestParts else {
+                reasons.append("the request differs from the recorded one (the recording predates the record of its parts)")
+                continue
+            }
+            let changed = parts.keys.sorted().filter { recorded[$0] != parts[$0] }
+            reasons.append("the request differs from the recorded one in " + (changed.isEmpty ? "its encoding" : changed.joined(separator: ", ")))
+        }
+        return reasons.joined(separator: "; ")
+    }
 
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, any Error> {
         AsyncThrowingStream { continuation in
@@ -136,7 +193,11 @@ public final class CassetteProvider: ChatProvider {
             }
             return
         }
-        counts.withLock { $0.missed += 1 }
+        let why = missReason(request)
+        counts.withLock { counts in
+            counts.missed += 1
+            counts.why.append(why)
+        }
         guard let live else {
             throw ProviderError.notConfigured("the cassette has no recording of this request (the prompt, the passages or the settings differ) and no live provider was given")
         }

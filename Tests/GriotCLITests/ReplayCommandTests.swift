@@ -84,6 +84,44 @@ import Testing
         }
     }
 
+    /// Issue 35, item 5, through the command line: a thread whose first reply has an unsupported
+    /// citation and whose second has a made-up quote, replayed whole from the cassette.
+    @Test func aCassetteReplayOfAThreadWithUnsupportedCitationsPrintsTheStoredReplies() async throws {
+        let sandbox = try GriotSandbox()
+        #expect(try sandbox.run(["ingest", try sandbox.write("story.json", story)]).status == 0)
+        try await StubChatServer.with({ n in
+            n == 0
+                ? .stream(["The levee broke at Mounds Landing [1]. ", "Amos flew a seaplane to Memphis in 1990 [1]."])
+                : .stream(["Amos said \u{201C}we crossed the river on a Tuesday\u{201D} [1]. ", "So the family says."])
+        }) { server in
+            let model = ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": "stub-model"]
+            let first = try sandbox.run(["ask", "Where did the levee break?", "--json"], environment: model)
+            #expect(first.status == 0, "\(first.errors)")
+            let threads = first.output.split(separator: "\n").compactMap { line -> String? in
+                let event = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+                return (event?["data"] as? [String: Any])?["thread_id"] as? String
+            }
+            let thread = try #require(threads.first)
+            let second = try sandbox.run(["ask", "Who rowed them out?", "--thread", thread, "--json"], environment: model)
+            #expect(second.status == 0, "\(second.errors)")
+            #expect((first.output + second.output).contains("citation_unsupported"))
+            let played = try sandbox.run(["replay", thread, "--cassette", "--json"], environment: model)
+            #expect(played.status == 0, "\(played.errors)")
+            let results = try #require(try JSONSerialization.jsonObject(with: Data(played.output.utf8)) as? [[String: Any]])
+            #expect(results.count == 2)
+            for result in results {
+                let original = try #require((result["original"] as? [String: Any])?["text"] as? String)
+                let replayed = try #require((result["replayed"] as? [String: Any])?["text"] as? String)
+                #expect(Array(replayed.utf8) == Array(original.utf8))
+                #expect(result["provider_source"] as? String == "played")
+                #expect(result["cassette_note"] == nil)
+            }
+            let text = try sandbox.run(["replay", thread, "--cassette"], environment: model)
+            #expect(text.output.components(separatedBy: "answer: same text").count == 3, "\(text.output)")
+            #expect(server.requests.count == 2, "the model was asked twice, by ask")
+        }
+    }
+
     @Test func promoteRefusesAVersionThatBreaksAGateAndPromotesOneThatPasses() async throws {
         let sandbox = try GriotSandbox()
         let folder = try prompts(in: sandbox)

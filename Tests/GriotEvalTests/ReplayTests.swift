@@ -146,6 +146,10 @@ func modelEngine(_ provider: any ChatProvider) async throws -> ChatEngine {
                                    provider: provider, counters: .bytePair)
             let changed = try await TurnReplayer(engine: other).replay(id: turn.id, options: ReplayOptions(promptVersion: "2", cassette: true))
             #expect(changed[0].providerSource == "live")
+            #expect(changed[0].cassetteNote == "not played from the cassette: the request differs from the recorded one in instructions, passages",
+                    "\(changed[0].cassetteNote ?? "no note")")
+            #expect(ReplayText.render(changed).contains("cassette: not played from the cassette"))
+            #expect(played[0].cassetteNote == nil)
             #expect(server.requests.count == calls + 1)
         }
     }
@@ -201,6 +205,122 @@ func modelEngine(_ provider: any ChatProvider) async throws -> ChatEngine {
             #expect(!offline[0].replayed.text.contains("Reply 1"))
             #expect(offline[0].diff.settings.contains { $0.field == "provider" && $0.after == "griot-extractive" })
             #expect(server.requests.count == 1)
+        }
+    }
+
+    /// A reply whose citation the check found unsupported (issue 35, item 5): the gate changed
+    /// nothing of its text, so the cassette must give the stored reply byte for byte, in a
+    /// thread replayed whole and for the turn named alone, from the command's API and its text.
+    @Test func aCassetteReplayOfAnUnsupportedCitationGivesTheStoredReply() async throws {
+        try await StubChatServer.with({ n in
+            n == 0
+                ? .stream(["Ida Mae Carter carried the family north in 1927 [1]. ", "She ran a bakery in Paris and ",
+                           "flew airplanes for the navy in 1990 [1]. ", "Take this with care."])
+                : .stream(["Reply \(n + 1): the flood of 1927 came to the Delta [1]. ", "It was the year they moved to the moon [2]."])
+        }) { server in
+            let provider = try stubModel(server)
+            let engine = try await modelEngine(provider)
+            let first = try await ask(engine, "Who was Ida Mae Carter?")
+            let second = try await engine.startTurn(TurnRequest(message: "What happened in the 1927 flood?", viewer: viewer, threadID: first.threadID))
+            for await _ in second.events {}
+            await second.finished()
+            var stored: [String: TurnSnapshot] = [:]
+            for id in [first.id, second.id] {
+                stored[id] = try await TurnSnapshot.decode(try #require(try engine.chats.turn(id: id)).snapshot)
+            }
+            #expect(stored.values.contains { $0.flags.map(\.kind).contains(.citationUnsupported) }, "the stub's reply should carry an unsupported citation")
+            let thread = try await TurnReplayer(engine: engine).replay(id: first.threadID, options: ReplayOptions(cassette: true))
+            let alone = try await TurnReplayer(engine: engine).replay(id: second.id, options: ReplayOptions(cassette: true))
+            for result in thread + alone {
+                let original = try #require(stored[result.turnID])
+                #expect(result.providerSource == "played")
+                #expect(Array(result.replayed.text.utf8) == Array(original.text.utf8),
+                        "turn \(result.turnID): \(original.text.utf8.count) bytes stored, \(result.replayed.text.utf8.count) replayed:\n\(original.text)\n---\n\(result.replayed.text)")
+                #expect(result.replayed.flags.map(\.kind) == original.flags.map(\.kind))
+                #expect(result.replayed.citations == original.citations)
+                #expect(result.diff.isEmpty, "\(result.diff)")
+            }
+            #expect(server.requests.count == 2, "a cassette replay calls no model")
+        }
+    }
+
+    /// Replies made at random (a fixed seed) from the passages the model was given: sentences
+    /// copied and cited, numbers changed, quotes made up, markers out of range, personal data
+    /// added, line breaks, pieces cut anywhere. Every one, played from the cassette, must give
+    /// the stored reply byte for byte with the same flags and citations.
+    @Test func randomRepliesPlayBackByteForByte() async throws {
+        struct Generator {
+            var state: UInt64
+            mutating func next(_ bound: Int) -> Int {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return Int((state >> 33) % UInt64(bound))
+            }
+        }
+        @Sendable func reply(_ n: Int, _ request: StubChatServer.Request) -> StubReply {
+            var random = Generator(state: UInt64(n) &* 0x9E3779B97F4A7C15 &+ 35)
+            let messages = (request.json["messages"] as? [[String: Any]] ?? []).compactMap { $0["content"] as? String }.joined(separator: "\n")
+            // Each passage's text: between its fence lines.
+            var passages: [String] = []
+            var inside = false, current = ""
+            for line in messages.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.hasPrefix("```") && line.hasSuffix("quote") { inside = true; current = ""; continue }
+                if inside && line.hasPrefix("```") { inside = false; passages.append(current); continue }
+                if inside { current += (current.isEmpty ? "" : "\n") + line }
+            }
+            let sentences = passages.enumerated().flatMap { index, text in
+                text.split(whereSeparator: { ".!?".contains($0) }).map { (index + 1, $0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                    .filter { $0.1.split(separator: " ").count >= 5 }
+            }
+            var text = ""
+            for _ in 0..<(2 + random.next(5)) {
+                guard !sentences.isEmpty else { break }
+                let (number, sentence) = sentences[random.next(sentences.count)]
+                switch random.next(12) {
+                case 0: text += "\(sentence) [\(number)]. "
+                case 1: text += "She said \u{201C}\(sentence)\u{201D} [\(number)]. "
+                case 2: text += "They said \u{201C}we crossed the river on a Tuesday in 1931\u{201D} [\(number)]. "
+                case 3: text += sentence.replacingOccurrences(of: "a", with: "no") + " in 1990 [\(number)]. "
+                case 4: text += "\(sentence) [\(passages.count + 3)]. "
+                case 5: text += "Call 601-555-01\(10 + random.next(80)) or write to ida.carter\(random.next(9))@example.com about it [\(number)]. "
+                case 6: text += "\n\n\(sentence) [\(number)][\(max(1, number - 1))].\n"
+                case 7: text += "Zofia Łukasiewicz and 李秀英 remembered it too [\(number)]. "
+                case 9: text += "\(sentence), \(sentence.lowercased()), and again \(sentence.lowercased()), which she told at every supper for forty years [\(number)]. "
+                case 10: text += "He wrote that he would kill them all and burn the church to the ground [\(number)]. "
+                case 11: text += "Her address was 12 Rue des Lilas\n75011 Paris and her number +33 1 45 67 89 10 [\(number)]. "
+                default: text += "\(sentence), and the family went north to 4821 S. Wabash Ave., Chicago, IL 60615 [\(number)]. "
+                }
+            }
+            var pieces: [String] = []
+            var rest = Substring(text)
+            while !rest.isEmpty {
+                let size = min(rest.count, 1 + random.next(12))
+                pieces.append(String(rest.prefix(size)))
+                rest = rest.dropFirst(size)
+            }
+            return .stream(pieces)
+        }
+        try await StubChatServer.with(answering: reply) { server in
+            let provider = try stubModel(server)
+            let engine = try await modelEngine(provider)
+            let questions = ["Who was Ida Mae Carter?", "What happened in the 1927 flood?", "Tell me about the shoe repair shop church",
+                             "Why did the family leave Clarksdale?"]
+            var threadID: String?
+            let rounds = Int(ProcessInfo.processInfo.environment["GRIOT_REPLAY_ROUNDS"] ?? "") ?? 24
+            for round in 0..<rounds {
+                let turn = try await engine.startTurn(TurnRequest(message: questions[round % questions.count], viewer: viewer,
+                                                                  threadID: round % 3 == 0 ? nil : threadID))
+                threadID = turn.threadID
+                for await _ in turn.events {}
+                await turn.finished()
+                let stored = try await TurnSnapshot.decode(try #require(try engine.chats.turn(id: turn.id)).snapshot)
+                let played = try await TurnReplayer(engine: engine).replay(id: turn.id, options: ReplayOptions(cassette: true))
+                let result = try #require(played.first)
+                #expect(result.providerSource == "played", "round \(round)")
+                #expect(Array(result.replayed.text.utf8) == Array(stored.text.utf8),
+                        "round \(round): \(stored.text.utf8.count) bytes stored, \(result.replayed.text.utf8.count) replayed\n\(stored.text)\n---\n\(result.replayed.text)")
+                #expect(result.replayed.flags.map(\.kind) == stored.flags.map(\.kind), "round \(round)")
+                #expect(result.replayed.citations == stored.citations, "round \(round)")
+            }
         }
     }
 
