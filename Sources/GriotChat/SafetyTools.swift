@@ -12,7 +12,7 @@ import Synchronization
 /// let engine = ChatEngine(archive: archive, chats: chats, prompts: prompts, provider: provider, counters: counters, safety: tools)
 /// ```
 public struct SafetyTools: Sendable {
-    /// Input moderation: the local classifier, or a remote endpoint with the local one as fallback.
+    /// Input moderation: the local classifier, or a remote endpoint beside it (the stricter wins; the local one alone when the endpoint fails).
     public var moderator: any Moderator
     /// Output moderation runs on every sentence of a reply as it streams, so it is always local.
     public var local: LocalModerator
@@ -36,10 +36,13 @@ public struct SafetyTools: Sendable {
     /// The tools for a service: a remote moderation endpoint when `GRIOT_MODERATION_URL` is
     /// set, and the archive's embedder for groundedness.
     public static func standard(embedder: SentenceEmbedder?, environment: [String: String]) -> SafetyTools {
-        let remote = RemoteModerationConfiguration.fromEnvironment(environment).map { RemoteModerator(configuration: $0) as any Moderator }
         // The moderator's semantic layer reads the same model folder as the embedder; without
         // the model (no embedder) the rules answer alone.
         let semantics = embedder == nil ? nil : try? ModerationSemantics(folder: ModerationSemantics.defaultModelFolder)
+        // The endpoint beside the whole local reading (semantic layer included): the stricter wins.
+        let remote = RemoteModerationConfiguration.fromEnvironment(environment).map {
+            RemoteModerator(configuration: $0, local: LocalModerator(semantics: semantics)) as any Moderator
+        }
         return SafetyTools(moderator: remote, embed: embedding(embedder), semantics: semantics)
     }
 

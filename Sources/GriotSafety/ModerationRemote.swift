@@ -40,34 +40,52 @@ public struct RemoteModerationConfiguration: Sendable {
     }
 }
 
-/// Moderation by a remote OpenAI-compatible `/v1/moderations` endpoint, its categories mapped to
-/// ours; when the call fails (an error status, a timeout, a reply that is not the expected JSON)
-/// the local classifier answers instead, and `source` says why.
+/// Moderation by a remote OpenAI-compatible `/v1/moderations` endpoint beside the local
+/// reading, the stricter of the two winning: each category scores the higher of the two, and a
+/// category the endpoint flags (its `categories` booleans) blocks whatever its score. When the
+/// call fails (an error status, a timeout, a reply that is not the endpoint's JSON) the local
+/// reading answers alone, and `source` says why; the moderation verdict stored with the turn
+/// carries that source.
 ///
 /// ```swift
 /// let moderator: any Moderator = RemoteModerationConfiguration.fromEnvironment(env)
-///     .map { RemoteModerator(configuration: $0) } ?? LocalModerator()
+///     .map { RemoteModerator(configuration: $0, local: LocalModerator(semantics: semantics)) } ?? LocalModerator()
 /// ```
 public struct RemoteModerator: Moderator {
     public let configuration: RemoteModerationConfiguration
     private let client: HTTPClient
-    private let fallback: LocalModerator
+    private let local: any Moderator
 
-    public init(configuration: RemoteModerationConfiguration, client: HTTPClient = .shared, fallback: LocalModerator = LocalModerator()) {
+    public init(configuration: RemoteModerationConfiguration, client: HTTPClient = .shared, local: any Moderator = LocalModerator()) {
         self.configuration = configuration
         self.client = client
-        self.fallback = fallback
+        self.local = local
     }
 
     public func moderate(_ text: String) async -> ModerationResult {
+        // The endpoint is asked while the local reading runs.
+        async let remote = remoteResult(for: text)
+        var result = await local.moderate(text)
         do {
-            return try await remoteResult(for: text)
+            return Self.stricter(try await remote, result)
         } catch {
-            var result = fallback.classify(text)
             let failure = (error as? RemoteModerationFailure) ?? .transport(String(describing: error))
             result.source = "local (remote failed: \(failure))"
             return result
         }
+    }
+
+    /// Each category at the higher of the two scores, the endpoint's flags kept, both reasons.
+    static func stricter(_ remote: ModerationResult, _ local: ModerationResult) -> ModerationResult {
+        var result = remote
+        result.harassment = max(remote.harassment, local.harassment)
+        result.hate = max(remote.hate, local.hate)
+        result.sexual = max(remote.sexual, local.sexual)
+        result.violence = max(remote.violence, local.violence)
+        result.selfHarm = max(remote.selfHarm, local.selfHarm)
+        result.source = "\(remote.source) and \(local.source), the stricter"
+        result.reasons = remote.reasons + local.reasons
+        return result
     }
 
     private func remoteResult(for text: String) async throws -> ModerationResult {
@@ -75,9 +93,7 @@ public struct RemoteModerator: Moderator {
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/json")
         if let apiKey = configuration.apiKey { request.headers.add(name: "authorization", value: "Bearer \(apiKey)") }
-        var payload: [String: Any] = ["input": text]
-        if let model = configuration.model { payload["model"] = model }
-        request.body = .bytes(Array(try JSONSerialization.data(withJSONObject: payload)))
+        request.body = .bytes(Array(try JSONEncoder().encode(ModerationsRequest(input: text, model: configuration.model))))
 
         let body = try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
             group.addTask { [client, request, timeout = configuration.timeout] in
@@ -113,30 +129,55 @@ public struct RemoteModerator: Moderator {
     }
 
     /// Our category for each of the endpoint's; a category scores the highest of its subcategories.
+    /// `illicit` (advice on wrongdoing without violence) has no category here: it is named in the
+    /// reasons when flagged, and does not block.
     static let categoryMap: [String: ModerationCategory] = [
         "harassment": .harassment, "harassment/threatening": .harassment,
         "hate": .hate, "hate/threatening": .hate,
         "sexual": .sexual, "sexual/minors": .sexual,
-        "violence": .violence, "violence/graphic": .violence,
+        "violence": .violence, "violence/graphic": .violence, "illicit/violent": .violence,
         "self-harm": .selfHarm, "self-harm/intent": .selfHarm, "self-harm/instructions": .selfHarm,
     ]
 
-    /// Reads an OpenAI moderation reply: `results[0].category_scores`, each a number in [0, 1].
+    /// The request body, as OpenAI's API reference gives it: `{"input": "…", "model": "…"}`.
+    struct ModerationsRequest: Encodable {
+        var input: String
+        var model: String?
+    }
+
+    /// The reply: `{"id", "model", "results": [{"flagged", "categories", "category_scores"}]}`,
+    /// one result for the one input. `flagged` and `categories` are read when present.
+    struct ModerationsReply: Decodable {
+        struct Result: Decodable {
+            var flagged: Bool?
+            var categories: [String: Bool?]?
+            var categoryScores: [String: Double]
+            enum CodingKeys: String, CodingKey { case flagged, categories, categoryScores = "category_scores" }
+        }
+        var id: String?
+        var model: String?
+        var results: [Result]
+    }
+
+    /// Reads an OpenAI moderation reply: `results[0].category_scores`, each a number in [0, 1],
+    /// and the categories it flagged.
     static func result(fromJSON bytes: [UInt8], model configuredModel: String?) throws -> ModerationResult {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+        let reply: ModerationsReply
+        do {
+            reply = try JSONDecoder().decode(ModerationsReply.self, from: Data(bytes))
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw RemoteModerationFailure.badJSON("\(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)")
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw RemoteModerationFailure.badJSON("no \(key.stringValue)")
+        } catch {
             throw RemoteModerationFailure.badJSON("reply is not a JSON object")
         }
-        guard let results = object["results"] as? [[String: Any]], let first = results.first,
-              let scores = first["category_scores"] as? [String: Any] else {
-            throw RemoteModerationFailure.badJSON("no results[0].category_scores")
-        }
+        guard let first = reply.results.first else { throw RemoteModerationFailure.badJSON("no results[0].category_scores") }
         var result = ModerationResult()
         var mapped = 0
-        for (name, value) in scores {
-            let key = name.replacingOccurrences(of: "_", with: "-")
-            guard let category = categoryMap[key] else { continue }
-            guard let number = value as? NSNumber, !(value is Bool) else { throw RemoteModerationFailure.badJSON("score for \(name) is not a number") }
-            let score = min(1, max(0, number.doubleValue))
+        for (name, value) in first.categoryScores {
+            guard let category = categoryMap[name.replacingOccurrences(of: "_", with: "-")] else { continue }
+            let score = min(1, max(0, value))
             mapped += 1
             switch category {
             case .harassment: result.harassment = max(result.harassment, score)
@@ -147,11 +188,15 @@ public struct RemoteModerator: Moderator {
             }
         }
         guard mapped > 0 else { throw RemoteModerationFailure.badJSON("no known category in category_scores") }
-        let model = (object["model"] as? String) ?? configuredModel ?? "unknown model"
+        let raised = (first.categories ?? [:]).filter { $0.value == true }.keys.sorted()
+        let flagged = Set(raised.compactMap { categoryMap[$0.replacingOccurrences(of: "_", with: "-")] })
+        result.flagged = ModerationCategory.allCases.filter(flagged.contains)
+        let model = reply.model ?? configuredModel ?? "unknown model"
         result.source = "remote \(model)"
         result.reasons = ModerationCategory.allCases
-            .filter { result.score($0) >= 0.5 }
+            .filter { result.score($0) >= 0.5 && !flagged.contains($0) }
             .map { "remote \($0.rawValue) \((result.score($0) * 100).rounded() / 100)" }
+            + raised.map { categoryMap[$0.replacingOccurrences(of: "_", with: "-")] == nil ? "remote flagged \($0) (no category here; not blocked)" : "remote flagged \($0)" }
         return result
     }
 }

@@ -20,6 +20,10 @@ public struct ModerationResult: Codable, Sendable, Equatable {
     public var source: String
     /// Short explanations in words of what fired; never a quotation of a slur.
     public var reasons: [String]
+    /// Categories a remote moderator flagged (its own `categories` booleans), whatever their
+    /// scores: the stricter reading wins, so a flagged category blocks (self-harm routes to the
+    /// crisis reply) even where its score is under our thresholds. Nil for local readings.
+    public var flagged: [ModerationCategory]?
 
     public init(harassment: Double = 0, hate: Double = 0, sexual: Double = 0, violence: Double = 0, selfHarm: Double = 0,
                 source: String = "local", reasons: [String] = []) {
@@ -36,8 +40,8 @@ public struct ModerationResult: Codable, Sendable, Equatable {
     public var toxicity: Double { max(harassment, hate, violence, sexual) }
     public static let blockThreshold = 0.8
     public static let crisisThreshold = 0.5
-    public var blocks: Bool { toxicity > Self.blockThreshold }
-    public var needsCrisisResponse: Bool { selfHarm >= Self.crisisThreshold }
+    public var blocks: Bool { toxicity > Self.blockThreshold || (flagged ?? []).contains { $0 != .selfHarm } }
+    public var needsCrisisResponse: Bool { selfHarm >= Self.crisisThreshold || (flagged ?? []).contains(.selfHarm) }
 
     public func score(_ category: ModerationCategory) -> Double {
         switch category {

@@ -33,7 +33,8 @@ struct ModerationRemoteTests {
     @Test func mapsTheEndpointsCategoriesToOursTakingTheHighestSubcategory() async throws {
         try await StubChatServer.with({ _ in Self.json(Self.openAIReply) }) { server in
             let result = await RemoteModerator(configuration: Self.configuration(server)).moderate("some message")
-            #expect(result.source == "remote omni-moderation-latest")
+            #expect(result.source == "remote omni-moderation-latest and local, the stricter")
+            #expect(result.flagged == [.hate])
             #expect(result.harassment == 0.45)
             #expect(result.hate == 0.91)
             #expect(result.sexual == 0.02)
@@ -47,6 +48,35 @@ struct ModerationRemoteTests {
             #expect(request.headers["authorization"].first == "Bearer test-key")
             #expect(request.json["input"] as? String == "some message")
             #expect(request.json["model"] as? String == "omni-moderation-latest")
+        }
+    }
+
+    /// Each category at the higher of the two readings; a category the endpoint flags blocks
+    /// under our threshold; an endpoint that allows does not unblock what the local reading stops.
+    @Test func theStricterOfTheTwoReadingsWins() async throws {
+        let lowScores: [String: Any] = [
+            "id": "modr-2", "model": "omni-moderation-latest",
+            "results": [["flagged": false, "categories": ["harassment": false, "violence": false],
+                         "category_scores": ["harassment": 0.01, "violence": 0.02, "self-harm": 0.0]]],
+        ]
+        let flaggedLow: [String: Any] = [
+            "id": "modr-3", "model": "omni-moderation-latest",
+            "results": [["flagged": true, "categories": ["harassment": true, "illicit": true, "self-harm/intent": false],
+                         "category_scores": ["harassment": 0.31, "illicit": 0.7, "self-harm/intent": 0.2]]],
+        ]
+        let toxic = "You are a worthless idiot and I will hurt you."
+        #expect(LocalModerator().classify(toxic).blocks)
+        let replies = [Self.json(lowScores), Self.json(flaggedLow)]
+        try await StubChatServer.with({ n in replies[min(n, 1)] }) { server in
+            let moderator = RemoteModerator(configuration: Self.configuration(server))
+            let allowedRemotely = await moderator.moderate(toxic)
+            #expect(allowedRemotely.blocks, "the local reading's block stands")
+            #expect(allowedRemotely.violence == LocalModerator().classify(toxic).violence)
+            let flagged = await moderator.moderate("hello there")
+            #expect(flagged.harassment == 0.31 && flagged.flagged == [.harassment])
+            #expect(flagged.blocks, "flagged by the endpoint, under our threshold")
+            #expect(!flagged.needsCrisisResponse)
+            #expect(flagged.reasons.contains("remote flagged illicit (no category here; not blocked)"))
         }
     }
 
