@@ -14,6 +14,8 @@ struct PIINumberShape {
     private(set) var hasSpace = false
     private(set) var hasDot = false
     private(set) var hasDash = false
+    /// A dot with a space either side ("10 . 0 . 0 . 42") or in brackets ("203.0.113[.]45").
+    private(set) var hasSpacedOrBracketedDot = false
     /// Up to the first 8 digits as a number, for issuer prefixes and ranges.
     private(set) var leadingDigits = 0
 
@@ -37,7 +39,13 @@ struct PIINumberShape {
                 switch byte {
                 case UInt8(ascii: "+"): hasPlus = true
                 case UInt8(ascii: "("), UInt8(ascii: ")"): hasParenthesis = true
-                case UInt8(ascii: " "): hasSpace = true
+                case UInt8(ascii: " "):
+                    if bytes[index + 1] == UInt8(ascii: ".") || bytes[index - 1] == UInt8(ascii: ".") {
+                        hasSpacedOrBracketedDot = true
+                    } else {
+                        hasSpace = true
+                    }
+                case UInt8(ascii: "["), UInt8(ascii: "]"): hasSpacedOrBracketedDot = true
                 case UInt8(ascii: "."): hasDot = true
                 default: hasDash = true
                 }

@@ -15,13 +15,15 @@ final class PIIRegex: @unchecked Sendable {
     private let code: OpaquePointer
     private let isJIT: Bool
 
-    init(_ pattern: String) throws {
+    /// `anchored`: every match starts where the search does. JIT-compiled code ignores the
+    /// match-time option, so a pattern only ever tried at one place is compiled anchored.
+    init(_ pattern: String, anchored: Bool = false) throws {
         self.pattern = pattern
         var errorCode: Int32 = 0
         var errorOffset = 0
         let compiled: OpaquePointer? = pattern.utf8CString.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: UInt8.self) { bytes in
-                pcre2_compile_8(bytes.baseAddress, bytes.count - 1, 0, &errorCode, &errorOffset, nil)
+                pcre2_compile_8(bytes.baseAddress, bytes.count - 1, anchored ? Self.anchoredOption : 0, &errorCode, &errorOffset, nil)
             }
         }
         guard let compiled else {

@@ -6,7 +6,7 @@ import Darwin
 import GriotText
 
 public enum PIIType: String, Codable, Sendable, CaseIterable {
-    case phone = "PHONE", email = "EMAIL", address = "ADDRESS", ssn = "SSN", creditCard = "CREDIT_CARD", ipv4 = "IPV4"
+    case phone = "PHONE", email = "EMAIL", address = "ADDRESS", ssn = "SSN", creditCard = "CREDIT_CARD", ipv4 = "IPV4", ipv6 = "IPV6"
 }
 
 /// One piece of personal data found in a text.
@@ -35,16 +35,20 @@ public struct PIIMatch: Sendable, Equatable {
 /// Swift then decides what a number run is from its layout, its digits (Luhn, SSN ranges,
 /// octets) and the words around it. Each call makes its own match data.
 public final class PIIScrubber: @unchecked Sendable {
-    private let numeric: PIIRegex
+    private let numbers: PIIRegex
+    private let addresses: [PIIRegex]
     private let email: PIIRegex
-    private let worded: PIIRegex
+    private let worded: [PIIRegex]
     private let wordedCues: [[UInt8]]
+    private let wordedMarks: [[UInt8]]
 
     public init() throws {
-        numeric = try PIIRegex(PIIPatterns.numeric)
+        numbers = try PIIRegex(PIIPatterns.numberRun)
+        addresses = try PIIPatterns.startingAddresses.map { try PIIRegex($0, anchored: true) }
         email = try PIIRegex(PIIPatterns.email)
-        worded = try PIIRegex(PIIPatterns.wordedAddress)
+        worded = try PIIPatterns.wordedAddresses.map { try PIIRegex($0) }
         wordedCues = PIIPatterns.wordedAddressCues.map { Array($0.lowercased().utf8) }
+        wordedMarks = PIIPatterns.wordedAddressMarks.map { Array($0.utf8) }
     }
 
     /// Every PII value in `text`, sorted by start, non-overlapping. The patterns read the text's
@@ -115,7 +119,7 @@ public final class PIIScrubber: @unchecked Sendable {
             var digits = value.unicodeScalars.filter { $0.properties.numericType == .decimal && $0.isASCII }
             if match.type == .phone && digits.count == 11 && digits.first == "1" { digits.removeFirst() }
             return String(String.UnicodeScalarView(digits))
-        case .email, .ipv4:
+        case .email, .ipv4, .ipv6:
             return value.lowercased()
         case .address:
             var key = ""
@@ -158,31 +162,88 @@ public final class PIIScrubber: @unchecked Sendable {
         let beforeEmails = found.count
         scanEmails(bytes, into: &found)
         scanWordedAddresses(bytes, into: &found)
-        // Emails and worded addresses are appended after the numbers, each list in text order:
-        // with two or more lists it is the merge that restores the text's order.
+        scanIPv6(bytes, into: &found)
+        // Emails, worded addresses and IPv6 are appended after the numbers, each list in text
+        // order: with two or more lists it is the merge that restores the text's order. Values
+        // that overlap are one value ("Unit 3, " before a street the numeric pattern found,
+        // "::ffff:" before an IPv4 address), of the longer one's type.
         if found.count > beforeEmails && found.count > 1 {
             found.sort { $0.range.lowerBound < $1.range.lowerBound }
             var kept: [Candidate] = []
-            for candidate in found where kept.last.map({ $0.range.upperBound <= candidate.range.lowerBound }) ?? true {
-                kept.append(candidate)
+            for candidate in found {
+                guard let last = kept.last, last.range.upperBound > candidate.range.lowerBound else {
+                    kept.append(candidate)
+                    continue
+                }
+                let union = last.range.lowerBound..<max(last.range.upperBound, candidate.range.upperBound)
+                let type = candidate.range.count > last.range.count ? candidate.type : last.type
+                kept[kept.count - 1] = Candidate(type: type, range: union)
             }
             found = kept
         }
         return found
     }
 
+    /// IPv6 addresses ("2001:db8::1", "fe80::1ff:fe23:4567:890a", "::ffff:192.0.2.128"): each run
+    /// of hex digits, colons and dots around a colon, standing alone as a word, that the C
+    /// library parses as one. "12:30:45", "std::vector" and a MAC address do not parse or do
+    /// not stand alone.
+    private func scanIPv6(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        var address = in6_addr()
+        while offset < bytes.count, let colon = memchr(base + offset, Int32(UInt8(ascii: ":")), bytes.count - offset) {
+            let at = base.distance(to: colon.assumingMemoryBound(to: UInt8.self))
+            var start = at, end = at + 1
+            while start > 0 && Self.isIPv6Byte(bytes[start - 1]) { start -= 1 }
+            while end < bytes.count && Self.isIPv6Byte(bytes[end]) { end += 1 }
+            offset = end
+            while end > start && bytes[end - 1] == UInt8(ascii: ".") { end -= 1 }
+            guard end - start >= 3, end - start <= 45,
+                  start == 0 || !Self.isWordByte(bytes[start - 1]),
+                  end == bytes.count || !Self.isWordByte(bytes[end]) else { continue }
+            var colons = 0
+            for index in start..<end where bytes[index] == UInt8(ascii: ":") { colons += 1 }
+            guard colons >= 2 else { continue }
+            var text = [CChar](repeating: 0, count: end - start + 1)
+            for index in start..<end { text[index - start] = CChar(bitPattern: bytes[index]) }
+            if inet_pton(AF_INET6, text, &address) == 1 { found.append(Candidate(type: .ipv6, range: start..<end)) }
+        }
+    }
+
+    private static func isIPv6Byte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x3A) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66) || byte == UInt8(ascii: ".")
+    }
+
     /// Post office boxes and German streets: they start with a word, so their pattern runs only
     /// on text where a number follows a word that may end such a street (`hasWordedAddressCue`).
     private func scanWordedAddresses(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
-        guard Self.hasWordedAddressCue(bytes, cues: wordedCues) else { return }
-        let data = worded.makeMatchData()
-        var offset = 0
-        while offset < bytes.count, let (range, _) = worded.firstMatch(in: bytes, from: offset, data: data) {
-            offset = max(range.upperBound, range.lowerBound + 1)
-            if range.lowerBound == 0 || !Self.isWordByte(bytes[range.lowerBound - 1]) {
-                found.append(Candidate(type: .address, range: range))
+        guard Self.hasWordedAddressCue(bytes, cues: wordedCues) || Self.containsAny(wordedMarks, in: bytes) else { return }
+        for pattern in worded {
+            let data = pattern.makeMatchData()
+            var offset = 0
+            while offset < bytes.count, let (range, _) = pattern.firstMatch(in: bytes, from: offset, data: data) {
+                offset = max(range.upperBound, range.lowerBound + 1)
+                if range.lowerBound == 0 || !Self.isWordByte(bytes[range.lowerBound - 1]) {
+                    found.append(Candidate(type: .address, range: range))
+                }
             }
         }
+    }
+
+    /// Whether any of `marks` (exact bytes) occurs in the text.
+    static func containsAny(_ marks: [[UInt8]], in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        for mark in marks {
+            var offset = 0
+            while offset + mark.count <= bytes.count,
+                  let first = memchr(base + offset, Int32(mark[0]), bytes.count - offset - mark.count + 1) {
+                let at = base.distance(to: first.assumingMemoryBound(to: UInt8.self))
+                if (1..<mark.count).allSatisfy({ bytes[at + $0] == mark[$0] }) { return true }
+                offset = at + 1
+            }
+        }
+        return false
     }
 
     /// A number after a word ending in one of `cues` ("Box 1187", "Lindenstraße 12", "Am
@@ -210,7 +271,7 @@ public final class PIIScrubber: @unchecked Sendable {
                 var previous = start - 1
                 while previous > 0, isWordByte(bytes[previous - 1]) { previous -= 1 }
                 let word = String(decoding: UnsafeBufferPointer(rebasing: bytes[previous..<start - 1]), as: UTF8.self)
-                if ["Am", "Im", "Zum", "Zur", "der", "dem"].contains(word) { return true }
+                if ["Am", "Im", "Zum", "Zur", "der", "dem", "den"].contains(word) { return true }
             }
         }
         return false
@@ -221,22 +282,43 @@ public final class PIIScrubber: @unchecked Sendable {
         guard var offset = bytes.firstIndex(where: { ($0 &- 0x30) < 10 }) else { return }
         if offset > 0 && (bytes[offset - 1] == UInt8(ascii: "+") || bytes[offset - 1] == UInt8(ascii: "(")) { offset -= 1 }
         var data: PIIRegex.MatchData?
-        while offset < bytes.count {
-            let matchData = data ?? numeric.makeMatchData()
+        var addressData: [PIIRegex.MatchData?] = Array(repeating: nil, count: addresses.count)
+        runs: while offset < bytes.count {
+            let matchData = data ?? numbers.makeMatchData()
             data = matchData
-            guard let (range, group) = numeric.firstMatch(in: bytes, from: offset, data: matchData) else { break }
+            guard let (range, _) = numbers.firstMatch(in: bytes, from: offset, data: matchData) else { break }
+            // An address starts at the run's first digit ("(" and "+" start only numbers).
+            var digit = range.lowerBound
+            while digit < range.upperBound && bytes[digit] &- 0x30 >= 10 { digit += 1 }
+            for (index, pattern) in addresses.enumerated() {
+                let patternData = addressData[index] ?? pattern.makeMatchData()
+                addressData[index] = patternData
+                guard let (address, _) = pattern.firstMatch(in: bytes, from: digit, anchored: true, data: patternData),
+                      address.lowerBound == digit else { continue }
+                offset = max(address.upperBound, range.lowerBound + 1)
+                if let candidate = judge(address, isAddress: true, in: bytes) { found.append(candidate) }
+                continue runs
+            }
             offset = max(range.upperBound, range.lowerBound + 1)
-            if let candidate = judge(range, isAddress: group == 1, in: bytes) { found.append(candidate) }
+            if let candidate = judge(range, isAddress: false, in: bytes) { found.append(candidate) }
         }
     }
 
     /// Decides one candidate of the numeric pattern: an address (its group 1) or a number run.
     private func judge(_ range: Range<Int>, isAddress: Bool, in bytes: UnsafeBufferPointer<UInt8>) -> Candidate? {
-        guard Self.startsCleanly(range.lowerBound, in: bytes) else { return nil }
         if isAddress {
+            guard Self.startsCleanly(range.lowerBound, in: bytes) else { return nil }
             return Self.isYearPhrase(range.lowerBound, in: bytes) ? nil : Candidate(type: .address, range: range)
         }
+        // "(172.16.3.40)": the parenthesis the run took in opens an aside, not an area code.
+        if bytes[range.lowerBound] == UInt8(ascii: "("), range.count > 1,
+           !bytes[range].contains(UInt8(ascii: ")")) {
+            return judge(range.lowerBound + 1..<range.upperBound, isAddress: false, in: bytes)
+        }
         let shape = PIINumberShape(bytes: bytes, range: range)
+        // "ip=198.51.100.77": a key and "=" before an IPv4 address, as in a log line.
+        guard Self.startsCleanly(range.lowerBound, in: bytes)
+            || bytes[range.lowerBound - 1] == UInt8(ascii: "=") && shape.isIPv4Layout else { return nil }
         if shape.isIPv4WithPrefixLength, Self.endsCleanly(range.upperBound, in: bytes) {
             // "10.0.0.0/8": the address is masked, the prefix length stays.
             let slash = bytes[range].lastIndex(of: UInt8(ascii: "/"))!
@@ -313,6 +395,9 @@ public final class PIIScrubber: @unchecked Sendable {
     /// What a number run is, from its layout, its digits and the words around it; nil when it
     /// is none of ours (a date, version, ISBN, price or count) or fails its check.
     func classify(_ shape: PIINumberShape) -> PIIType? {
+        // Read out ("10 . 0 . 0 . 42") or defanged ("203.0.113[.]45"): only an IPv4 address is
+        // written so.
+        if shape.hasSpacedOrBracketedDot { return shape.isIPv4Layout ? .ipv4 : nil }
         if shape.isIPv4WithPrefixLength { return .ipv4 }
         if shape.isIPv4Layout {
             return Self.hasVersionCue(before: shape.range.lowerBound, in: shape.bytes) ? nil : .ipv4
