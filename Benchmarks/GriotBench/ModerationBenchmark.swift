@@ -26,6 +26,21 @@ struct ModerationBenchmark: AsyncParsableCommand {
     @Option(help: "The tuning file: thresholds and rules are set on it, so its failures are printed.")
     var tuning = "evals/moderation/tuning.jsonl"
 
+    @Option(help: "Held-out harmful messages whose disguised variants are scored (figures only), with the harmful lines of the other held-out files.")
+    var fuzzHoldout = "evals/moderation/fuzz-holdout.jsonl"
+
+    @Option(help: "Held-out indirect harm and its benign look-alikes (issue 35; figures only).")
+    var indirectHoldout = "evals/moderation/indirect-holdout.jsonl"
+
+    @Option(help: "The tuning file for indirect harm and its benign look-alikes (failures printed).")
+    var indirectTuning = "evals/moderation/indirect-tuning.jsonl"
+
+    @Option(help: "The multilingual held-out file (figures only): normalising must leave other scripts as they read.")
+    var multilingual = "evals/moderation/multilingual.jsonl"
+
+    @Option(help: "Disguised variants per message and technique.")
+    var fuzzVariants = 3
+
     @Option(help: "The all-MiniLM-L6-v2 folder for the semantic layer (default: GRIOT_MODEL_DIR or ~/.cache/griot/models/all-MiniLM-L6-v2).")
     var model: String?
 
@@ -158,7 +173,8 @@ struct ModerationBenchmark: AsyncParsableCommand {
         Self.report(own, moderator: moderator, printFailures: true)
         if let peerOwn { print("  better_profanity (block when profane; no crisis routing): \(peerOwn.right)/\(peerOwn.total) agree on block or not") }
         var files: [(name: String, cases: [Case])] = [("cases", own)]
-        for (name, path, printFailures) in [("held-out", holdout, false), ("crafted", crafted, false), ("tuning", tuning, true)] {
+        for (name, path, printFailures) in [("held-out", holdout, false), ("crafted", crafted, false), ("tuning", tuning, true),
+                                            ("indirect held-out", indirectHoldout, false), ("indirect tuning", indirectTuning, true), ("multilingual", multilingual, false)] {
             guard FileManager.default.fileExists(atPath: path) else { print("\n\(name): \(path) not found, skipped"); continue }
             let loaded = try Self.loadCases(path)
             print("\n\(name.capitalized) (\(path), \(loaded.count) lines\(printFailures ? "" : "; figures only, no line is printed"))")
@@ -172,6 +188,8 @@ struct ModerationBenchmark: AsyncParsableCommand {
             }
             files.append((name, loaded))
         }
+
+        try reportFuzz(moderator: moderator, suite: suite)
 
         print("\nSpeed (one thread, best of \(passes) passes)")
         let suiteTexts = suite.map(\.text)
@@ -206,6 +224,49 @@ struct ModerationBenchmark: AsyncParsableCommand {
         func percentile(_ p: Double) -> Double { microseconds[min(microseconds.count - 1, Int(p * Double(microseconds.count)))] }
         print(String(format: "  per message, one thread, %d timings (HateCheck and every file above, %d passes): p50 %.1f µs, p95 %.1f µs, p99 %.1f µs, max %.1f µs",
                      microseconds.count, passes, percentile(0.50), percentile(0.95), percentile(0.99), microseconds.last ?? 0))
+    }
+
+    /// Disguised variants (`ModerationFuzz`) of messages the moderator stops as written: the share
+    /// still stopped per technique, and of benign messages: the share still allowed. Tuning
+    /// sources print their misses; held-out and HateCheck sources print figures only.
+    func reportFuzz(moderator: LocalModerator, suite: [Labelled]) throws {
+        let tuningCases = try [cases, tuning, indirectTuning].filter { FileManager.default.fileExists(atPath: $0) }.flatMap { try Self.loadCases($0) }
+        let heldOutCases = try [fuzzHoldout, holdout, "evals/moderation/holdout-2.jsonl", "evals/moderation/holdout-3.jsonl", indirectHoldout]
+            .filter { FileManager.default.fileExists(atPath: $0) }.flatMap { try Self.loadCases($0) }
+        let sets: [(name: String, harmful: [String], benign: [String], printMisses: Bool)] = [
+            ("tuning (cases, tuning, indirect tuning)", tuningCases.filter { $0.expect != "allow" }.map(\.text), tuningCases.filter { $0.expect == "allow" }.map(\.text), true),
+            ("held-out (fuzz-holdout and the held-out files)", heldOutCases.filter { $0.expect != "allow" }.map(\.text), heldOutCases.filter { $0.expect == "allow" }.map(\.text), false),
+            ("HateCheck", suite.filter(\.hateful).map(\.text), suite.filter { !$0.hateful }.map(\.text), false),
+        ]
+        print("\nDisguised variants (\(fuzzVariants) per message and technique; each word of 3+ letters disguised with probability 0.6)")
+        print("| sources | technique | harmful still stopped | benign still allowed |")
+        print("|---|---|---|---|")
+        for set in sets {
+            let caught = set.harmful.filter { moderator.classify($0).blocks || moderator.classify($0).needsCrisisResponse }
+            let allowed = set.benign.filter { !moderator.classify($0).blocks && !moderator.classify($0).needsCrisisResponse }
+            let variants = set.name == "HateCheck" ? 1 : fuzzVariants
+            var misses: [String] = []
+            for technique in ModerationFuzz.Technique.allCases {
+                var stopped = 0, total = 0, kept = 0, benignTotal = 0
+                for text in caught {
+                    for number in 0..<variants {
+                        let variant = ModerationFuzz.variant(of: text, technique: technique, number: number)
+                        total += 1
+                        if Self.decision(moderator.classify(variant)) != "allow" { stopped += 1 } else if set.printMisses { misses.append("\(technique.rawValue): \(variant)") }
+                    }
+                }
+                for text in allowed {
+                    for number in 0..<variants {
+                        benignTotal += 1
+                        let variant = ModerationFuzz.variant(of: text, technique: technique, number: number)
+                        if Self.decision(moderator.classify(variant)) == "allow" { kept += 1 } else if set.printMisses { misses.append("benign stopped, \(technique.rawValue): \(variant)") }
+                    }
+                }
+                print(String(format: "| %@ | %@ | %.3f (%d/%d) | %.3f (%d/%d) |", set.name, technique.rawValue, Double(stopped) / Double(max(1, total)), stopped, total,
+                             Double(kept) / Double(max(1, benignTotal)), kept, benignTotal))
+            }
+            for miss in misses { print("  FUZZ \(miss)") }
+        }
     }
 
     /// The pipeline's decision for one message: crisis first, then block, else allow.

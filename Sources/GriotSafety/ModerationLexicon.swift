@@ -64,7 +64,10 @@ struct ModerationLexicon: Sendable {
     private var misspelt: [String: String] = [:]
     /// Words any reader knows: the lexicon's, the function words, and real words that a
     /// repair would otherwise turn into a lexicon word ("rash" is not "trash").
-    private var known: Set<String> = []
+    private(set) var known: Set<String> = []
+    /// Known words with every doubled letter made single ("wil" for "will"), mapped to the word:
+    /// "wwant", "aall" and "deeaad" read as written, letters doubled to slip past the lists.
+    private var undoubledKnown: [String: String] = [:]
 
     private init() {
         func add(_ cue: ModerationCue, _ words: String) {
@@ -190,6 +193,11 @@ struct ModerationLexicon: Sendable {
 
         known = Set(cues.keys).union(slurs.keys).union(Self.functionWords).union(ModerationLexiconKnownWords.words)
         let repairable = Set(cues.keys).union(slurs.keys).filter { $0.count >= 4 }
+        // Lexicon words first, so "kil" is "kill" before any other known word.
+        for word in Set(cues.keys).union(slurs.keys).sorted() + known.sorted() where word.count >= 2 {
+            let short = Self.undouble(word)
+            if undoubledKnown[short] == nil { undoubledKnown[short] = word }
+        }
         for word in Set(cues.keys).union(slurs.keys) {
             let short = Self.undouble(word)
             if short != word, !known.contains(short) { squeezed[short] = word }
@@ -235,6 +243,8 @@ struct ModerationLexicon: Sendable {
             return [word]
         }
         if let whole = squeezed[Self.undouble(word)] { return [whole] }
+        let single = Self.undouble(word)
+        if single != word, single.count >= 2, let whole = undoubledKnown[single] { return [whole] }
         if let whole = misspelt[word] { return [whole] }
         let letters = Array(word)
         // Two glued words are each a known word, and none is longer than 24 letters: a longer

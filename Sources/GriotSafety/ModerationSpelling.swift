@@ -8,17 +8,132 @@ import GriotText
 /// is Latin); on top of it, the moderator's own readings, tuned against HateCheck's spelling
 /// functionalities: letters spelt out with dots or hyphens ("k.i.l.l", "s-u-i-c-i-d-e") joined,
 /// censored letters ("k*ll", "f***ing") filled in from the lexicon, and common euphemisms
-/// ("kms", "unalive", "sewerslide") read as what they stand for.
+/// ("kms", "unalive", "sewerslide") read as what they stand for. Issue 35 added the letters that
+/// only nearly look Latin (Cyrillic "к", "м", "т", Greek "κ", "η"), folded where the message is
+/// written in Latin letters, and a mark put inside a word ("s.uicide", "wan_t") taken out when
+/// the word without it is one the lexicon knows.
+///
+/// This is the one place a message is normalised for moderation: `ModerationText` reads its
+/// output, and every reading (rules, Spanish, other languages, plain harm, the semantic layer)
+/// reads `ModerationText`.
 enum ModerationSpelling {
     /// The message with compatibility forms, invisible characters, look-alikes and spelt-out
     /// letters undone; ASCII text without a spelt-out run comes back unchanged (the common case).
     static func plain(_ message: String) -> String {
-        var text = message.utf8.allSatisfy { $0 < 0x80 } ? message : NormalizedText(message, options: .standard).text
+        var text = message
+        if !message.utf8.allSatisfy({ $0 < 0x80 }) {
+            text = NormalizedText(message, options: .standard).text
+            if !text.utf8.allSatisfy({ $0 < 0x80 }) { text = foldedNearLookalikes(text) }
+        }
         if hasSpeltOutRun(text) { text = joinedSpeltOut(text) }
+        if hasMarkInsideWord(text) { text = joinedAcrossMarks(text) }
         return text
     }
 
-    private static let spellingMarks: Set<UInt8> = [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_")]
+    private static let spellingMarks: Set<UInt8> = [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "/"), UInt8(ascii: "*"), UInt8(ascii: "~"), UInt8(ascii: "|"), UInt8(ascii: "+")]
+
+    /// Letters of other scripts that look like a Latin letter at small sizes, beyond the pairs
+    /// UTS #39 lists (which `NormalizedText` folds): the table pairs shapes of one case, so
+    /// Cyrillic "к" and "т" (small capitals of k and t) and Greek "κ", "η", "τ" are not in it,
+    /// and people who write "κιll" use them exactly for that.
+    static let nearLookalikes: [Unicode.Scalar: Unicode.Scalar] = {
+        var table: [Unicode.Scalar: Unicode.Scalar] = [:]
+        let pairs: [(String, Unicode.Scalar)] = [
+            ("\u{0430}\u{03B1}\u{0251}", "a"), ("\u{0432}\u{03B2}\u{0184}\u{042C}\u{044C}", "b"), ("\u{0441}\u{03F2}\u{03C2}", "c"), ("\u{0501}", "d"),
+            ("\u{0435}\u{0454}\u{03B5}\u{0451}", "e"), ("\u{0261}", "g"), ("\u{04BB}\u{043D}", "h"), ("\u{0456}\u{03B9}\u{0457}\u{0131}\u{026A}", "i"),
+            ("\u{0458}\u{03F3}", "j"), ("\u{03BA}\u{043A}\u{0138}", "k"), ("\u{04CF}", "l"), ("\u{043C}", "m"), ("\u{0578}\u{03B7}\u{043F}", "n"),
+            ("\u{043E}\u{03BF}\u{03C3}\u{0585}", "o"), ("\u{0440}\u{03C1}", "p"), ("\u{051B}", "q"), ("\u{0433}", "r"), ("\u{0455}", "s"),
+            ("\u{0442}\u{03C4}", "t"), ("\u{03C5}\u{057D}\u{03BC}", "u"), ("\u{03BD}\u{0475}", "v"), ("\u{051D}\u{0461}\u{03C9}\u{0448}", "w"),
+            ("\u{0445}\u{03C7}", "x"), ("\u{0443}\u{03B3}\u{04AF}", "y"), ("\u{1D22}", "z"),
+        ]
+        for (sources, target) in pairs { for source in sources.unicodeScalars { table[source] = target } }
+        return table
+    }()
+
+    /// Near look-alikes folded to Latin inside a word that holds a Latin letter, and everywhere
+    /// when most of the message's letters are Latin ("κms fr"); a Russian or Greek message, where
+    /// most letters are not, reads as written.
+    static func foldedNearLookalikes(_ text: String) -> String {
+        var latin = 0, other = 0
+        for scalar in text.unicodeScalars where scalar.properties.isAlphabetic {
+            if scalar.isASCII { latin += 1 } else if nearLookalikes[scalar] != nil { other += 1 }
+        }
+        guard other > 0 else { return text }
+        let everywhere = latin >= other
+        var out = String.UnicodeScalarView()
+        var word: [Unicode.Scalar] = []
+        func flush() {
+            if everywhere || word.contains(where: { $0.isASCII }) {
+                out.append(contentsOf: word.map { nearLookalikes[$0] ?? $0 })
+            } else {
+                out.append(contentsOf: word)
+            }
+            word.removeAll(keepingCapacity: true)
+        }
+        for scalar in text.unicodeScalars {
+            if scalar.properties.isAlphabetic { word.append(scalar) } else { flush(); out.append(scalar) }
+        }
+        flush()
+        return String(out)
+    }
+
+    /// Whether a letter, a mark, a letter ("e.nd", "wan_t") is somewhere in the text.
+    private static func hasMarkInsideWord(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 3 else { return false }
+        for index in 1..<(bytes.count - 1) where insideWordMarks.contains(bytes[index]) && isASCIILetter(bytes[index - 1]) && isASCIILetter(bytes[index + 1]) {
+            return true
+        }
+        return false
+    }
+
+    /// The words a disguised spelling is read back into: the lexicon's words and euphemisms, and
+    /// the common English words of `ModerationSegmentationWords`.
+    static let words: Set<String> = {
+        let lexicon = ModerationLexicon.shared
+        return lexicon.known.union(lexicon.slurs.keys).union(euphemisms.keys).union(ModerationSegmentationWords.words)
+    }()
+
+    private static let insideWordMarks: Set<UInt8> = [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "*"), UInt8(ascii: "/"), UInt8(ascii: "~"), UInt8(ascii: "|")]
+
+    /// "s.uicide", "wORtHLe.SS", "wan_T": one mark inside a run of letters is taken out when the
+    /// letters without it are a word the lexicon knows and the parts are not both words ("self-harm"
+    /// and "end.Then" stay as they are).
+    static func joinedAcrossMarks(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        func letterRun(from start: Int) -> Int {
+            var end = start
+            while end < bytes.count, isASCIILetter(bytes[end]) { end += 1 }
+            return end
+        }
+        while index < bytes.count {
+            guard isASCIILetter(bytes[index]), index == 0 || !isASCIILetter(bytes[index - 1]) else { out.append(bytes[index]); index += 1; continue }
+            let leftEnd = letterRun(from: index)
+            if leftEnd + 1 < bytes.count, insideWordMarks.contains(bytes[leftEnd]), isASCIILetter(bytes[leftEnd + 1]) {
+                let rightEnd = letterRun(from: leftEnd + 1)
+                let left = String(decoding: bytes[index..<leftEnd], as: UTF8.self).lowercased()
+                let right = String(decoding: bytes[(leftEnd + 1)..<rightEnd], as: UTF8.self).lowercased()
+                // The parts are judged by the lexicon's own words: the common-word list holds
+                // fragments ("wan", "er") that would keep "wan_t" and "bett.er" apart.
+                let known = ModerationLexicon.shared.known
+                let leftWord = left.count >= 2 && known.contains(left), rightWord = right.count >= 2 && known.contains(right)
+                // A hyphen joins real compounds ("good-bye", "over-dose"): taken out only between two fragments.
+                let joins = bytes[leftEnd] == UInt8(ascii: "-") ? !leftWord && !rightWord : !(leftWord && rightWord)
+                if joins, words.contains(left + right) {
+                    out += bytes[index..<leftEnd]
+                    out += bytes[(leftEnd + 1)..<rightEnd]
+                    index = rightEnd
+                    continue
+                }
+            }
+            out += bytes[index..<leftEnd]
+            index = leftEnd
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
 
     /// Whether some letter, mark, letter, mark, letter run ("k.i.l") is in the text.
     private static func hasSpeltOutRun(_ text: String) -> Bool {

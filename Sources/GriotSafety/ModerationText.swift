@@ -50,7 +50,7 @@ struct ModerationText: Sendable {
             case "*" where isLetter(previous) || isLetter(next):
                 // "f***ing", "k*ll": a censored letter, resolved against the lexicon below.
                 append(scalar)
-            case "!" where isLetter(previous) && (isLetter(next) || next == "*"):
+            case "!" where (isLetter(previous) || !word.isEmpty && isLeetSign(previous)) && (isLetter(next) || isLeetSign(next) || next == "*"):
                 // "sh!t", "d!e": an i written as "!".
                 append("i")
             case _ where scalar.value >= 0x80 && scalar.properties.isAlphabetic:
@@ -59,7 +59,9 @@ struct ModerationText: Sendable {
                 append(scalar)
             case "@", "$":
                 // Leetspeak for a and s only when inside or at the edge of a word.
-                if isLetter(next) || isLetter(previous) { append(scalar) } else { flush() }
+                // "$7opped": a digit standing for a letter after it, then a letter.
+                let leetAfter = isLeetSign(next) && index + 2 < scalars.count && isLetter(scalars[index + 2])
+                if isLetter(next) || isLetter(previous) || leetAfter || !word.isEmpty && (isLeetSign(next) || isLeetSign(previous)) { append(scalar) } else { flush() }
             case "'", "\u{2019}":
                 if isLetter(previous) && isLetter(next) { append("'") } else { flush() }
             case "\"", "\u{201C}", "\u{201D}", "\u{00AB}", "\u{00BB}":
@@ -87,9 +89,13 @@ struct ModerationText: Sendable {
             var end = index
             while end < raw.count, !raw[end].isPunctuation, raw[end].text.count == 1 { end += 1 }
             if end - index >= 3 {
-                var merged = raw[index]
-                merged.text = raw[index..<end].map(\.text).joined()
-                joined.append(merged)
+                // Spread-out words that follow one another run together ("d o n e w i t h"): the
+                // run is cut back into the words the lexicon knows.
+                for part in Self.segmented(raw[index..<end].map(\.text).joined()) {
+                    var merged = raw[index]
+                    merged.text = part
+                    joined.append(merged)
+                }
                 index = end
             } else {
                 joined.append(raw[index])
@@ -128,6 +134,50 @@ struct ModerationText: Sendable {
                 }
             }
         }
+    }
+
+    /// A run of joined single letters cut into known words, fewest pieces first; letters no
+    /// known word covers stay together as one piece ("iwasdead" as "i was dead", "grandpaotis"
+    /// keeps "otis"). A run the lexicon knows whole ("kill") is one piece.
+    static func segmented(_ run: String) -> [String] {
+        let lexicon = ModerationLexicon.shared
+        let letters = Array(run)
+        guard letters.count > 3, letters.count <= 80, !lexicon.known.contains(run) else { return [run] }
+        func isWord(_ piece: String) -> Bool {
+            if ModerationSpelling.words.contains(piece) { return true }
+            return piece.count > 3 && piece.hasSuffix("s") && ModerationSpelling.words.contains(String(piece.dropLast()))
+        }
+        // cost[i]: the cheapest cut of the first i letters; a known word costs 2, an uncovered
+        // letter 3 (so "a" + uncovered never beats one longer word).
+        var cost = [Int](repeating: .max / 2, count: letters.count + 1)
+        var from = [Int](repeating: 0, count: letters.count + 1)
+        var known = [Bool](repeating: false, count: letters.count + 1)
+        cost[0] = 0
+        for end in 1...letters.count {
+            for start in max(0, end - 20)..<end {
+                let piece = String(letters[start..<end])
+                let word = isWord(piece)
+                guard word || end - start == 1 else { continue }
+                let candidate = cost[start] + (word ? 2 : 3)
+                if candidate < cost[end] { cost[end] = candidate; from[end] = start; known[end] = word }
+            }
+        }
+        var pieces: [(text: String, known: Bool)] = []
+        var end = letters.count
+        while end > 0 {
+            pieces.append((String(letters[from[end]..<end]), known[end]))
+            end = from[end]
+        }
+        var out: [String] = []
+        var uncovered = ""
+        for piece in pieces.reversed() {
+            if piece.known {
+                if !uncovered.isEmpty { out.append(uncovered); uncovered = "" }
+                out.append(piece.text)
+            } else { uncovered += piece.text }
+        }
+        if !uncovered.isEmpty { out.append(uncovered) }
+        return out
     }
 
     /// Capitalised words that do not open a sentence, "I" and all-capital words left out.
@@ -171,6 +221,9 @@ struct ModerationText: Sendable {
         return sentences
     }
 
+    /// A digit or sign that stands for a letter inside a word ("p@r4$!7e").
+    private func isLeetSign(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) || scalar == "$" || scalar == "@" }
+
     private func isLetter(_ scalar: Unicode.Scalar) -> Bool { ("a"..."z").contains(scalar) || scalar.value >= 0x80 && scalar.properties.isAlphabetic }
 
     /// "h4te" as "hate", "st00pid" as "stoopid"; a word of digits alone ("1931") is left alone.
@@ -191,7 +244,25 @@ struct ModerationText: Sendable {
             default: decoded.append(scalar)
             }
         }
-        return String(decoded)
+        let word = String(decoded)
+        // "1" is i or l ("k1ll", "a11", "my5e1f"), "9" g ("hur7in9"): the reading the lexicon knows wins.
+        let ones = scalars.filter { $0 == "1" }.count
+        if ones > 0 || scalars.contains("9") {
+            let known = ModerationSpelling.words
+            if known.contains(word) { return word }
+            let asG = Array(word.replacingOccurrences(of: "9", with: "g").unicodeScalars)
+            let original = Array(scalars)
+            let onePositions = original.indices.filter { original[$0] == "1" }
+            // Every choice of i or l for each "1" (up to 32), the word with 9 as g first.
+            for choice in 0..<(1 << min(ones, 5)) {
+                var letters = asG
+                for (bit, position) in onePositions.prefix(5).enumerated() { letters[position] = choice & (1 << bit) == 0 ? "i" : "l" }
+                let candidate = String(String.UnicodeScalarView(letters))
+                if known.contains(candidate) { return candidate }
+            }
+            return word
+        }
+        return word
     }
 
     /// Runs of three or more of one letter become one ("haaate" as "hate"); doubled letters are
