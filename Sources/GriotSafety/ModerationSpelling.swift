@@ -91,7 +91,9 @@ enum ModerationSpelling {
     /// the common English words of `ModerationSegmentationWords`.
     static let words: Set<String> = {
         let lexicon = ModerationLexicon.shared
-        return lexicon.known.union(lexicon.slurs.keys).union(euphemisms.keys).union(ModerationSegmentationWords.words)
+        // Words of the crisis and threat phrases that the common-word list lacks.
+        let phraseWords = ["suicidal", "pills", "overdose", "overdosing", "noose", "razor", "razors", "unalive", "worthless", "pathetic", "asshole", "goodbye", "disappear", "paracetamol", "ibuprofen", "tylenol"]
+        return lexicon.known.union(lexicon.slurs.keys).union(euphemisms.keys).union(ModerationSegmentationWords.words).union(phraseWords)
     }()
 
     private static let insideWordMarks: Set<UInt8> = [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "*"), UInt8(ascii: "/"), UInt8(ascii: "~"), UInt8(ascii: "|")]

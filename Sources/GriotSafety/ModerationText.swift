@@ -125,7 +125,7 @@ struct ModerationText: Sendable {
                 continue
             }
             for piece in Self.expand(spelt) {
-                for part in lexicon.repaired(Self.squeeze(piece)) {
+                for part in lexicon.repaired(Self.lookalikeLetters(Self.undoubled(piece))) {
                     if let last = tokens.last, !last.isPunctuation, lexicon.slurs[last.text + part] != nil {
                         tokens[tokens.count - 1].text = last.text + part
                         continue
@@ -136,7 +136,7 @@ struct ModerationText: Sendable {
         }
     }
 
-    /// A run of joined single letters cut into known words, fewest pieces first; letters no
+    /// A run of joined single letters cut into known words, longest words first; letters no
     /// known word covers stay together as one piece ("iwasdead" as "i was dead", "grandpaotis"
     /// keeps "otis"). A run the lexicon knows whole ("kill") is one piece.
     static func segmented(_ run: String) -> [String] {
@@ -147,19 +147,19 @@ struct ModerationText: Sendable {
             if ModerationSpelling.words.contains(piece) { return true }
             return piece.count > 3 && piece.hasSuffix("s") && ModerationSpelling.words.contains(String(piece.dropLast()))
         }
-        // cost[i]: the cheapest cut of the first i letters; a known word costs 2, an uncovered
-        // letter 3 (so "a" + uncovered never beats one longer word).
-        var cost = [Int](repeating: .max / 2, count: letters.count + 1)
+        // score[i]: the best cut of the first i letters, each known word scoring its length
+        // squared and each uncovered letter -1, so long words win ("nights i", not "night si").
+        var score = [Int](repeating: .min / 2, count: letters.count + 1)
         var from = [Int](repeating: 0, count: letters.count + 1)
         var known = [Bool](repeating: false, count: letters.count + 1)
-        cost[0] = 0
+        score[0] = 0
         for end in 1...letters.count {
             for start in max(0, end - 20)..<end {
                 let piece = String(letters[start..<end])
                 let word = isWord(piece)
                 guard word || end - start == 1 else { continue }
-                let candidate = cost[start] + (word ? 2 : 3)
-                if candidate < cost[end] { cost[end] = candidate; from[end] = start; known[end] = word }
+                let candidate = score[start] + (word ? (end - start) * (end - start) : -1)
+                if candidate > score[end] { score[end] = candidate; from[end] = start; known[end] = word }
             }
         }
         var pieces: [(text: String, known: Bool)] = []
@@ -293,6 +293,45 @@ struct ModerationText: Sendable {
         }
         return changed ? String(out) : word
     }
+
+    /// A word no list knows read with i and l swapped where that makes one it does ("iive" from
+    /// a Cyrillic "ӏ" read as I, "kiil"): the two are one stroke in most fonts.
+    static func lookalikeLetters(_ word: String) -> String {
+        let scalars = Array(word.unicodeScalars)
+        let positions = scalars.indices.filter { scalars[$0] == "i" || scalars[$0] == "l" }
+        guard !positions.isEmpty, word.count >= 3, !ModerationSpelling.words.contains(word) else { return word }
+        for choice in 1..<(1 << min(positions.count, 4)) {
+            var letters = scalars
+            for (bit, position) in positions.prefix(4).enumerated() where choice & (1 << bit) != 0 { letters[position] = letters[position] == "i" ? "l" : "i" }
+            let candidate = String(String.UnicodeScalarView(letters))
+            if ModerationSpelling.words.contains(candidate) { return candidate }
+        }
+        return word
+    }
+
+    /// The word with runs of three shortened (`squeeze`); then, when that is no word the
+    /// moderator knows and the word has a run, the known word it is with its letters doubled or
+    /// repeated to slip past a list ("kkeep", "tttooook", "aaand").
+    static func undoubled(_ word: String) -> String {
+        let squeezed = squeeze(word)
+        guard !ModerationSpelling.words.contains(squeezed) else { return squeezed }
+        let single = ModerationLexicon.undouble(word)
+        guard single != word, single.count >= 2 else { return squeezed }
+        return undoubledWords[single] ?? squeezed
+    }
+
+    /// Common words with every doubled letter single ("tok" for "took"), mapped to the word;
+    /// the lexicon's own words win a tie.
+    private static let undoubledWords: [String: String] = {
+        var map: [String: String] = [:]
+        let lexicon = Array(ModerationLexicon.shared.known).sorted()
+        let common = ModerationSpelling.words.sorted { ($0.count, $0) < ($1.count, $1) }
+        for word in lexicon + common where word.count >= 2 {
+            let single = ModerationLexicon.undouble(word)
+            if map[single] == nil { map[single] = word }
+        }
+        return map
+    }()
 
     private static let contractedIs: Set<String> = ["it", "that", "he", "she", "what", "there", "who", "here", "where", "this", "everything", "nothing", "everyone", "everybody", "let"]
 
