@@ -18,8 +18,20 @@ enum ModerationSpanish {
     static let threats: [[String]] = [
         ["se", "donde", "vives"], ["se", "donde", "trabajas"], ["se", "donde", "estudian"], ["se", "donde", "estudia"], ["se", "donde", "viven"],
         ["te", "estoy", "vigilando"], ["vas", "a", "pagar"], ["te", "vas", "a", "arrepentir"], ["romper", "la", "cara"], ["partir", "la", "cara"],
+        // Issue 35: a wish for the reader's death, coming for them, knowing their hours.
+        ["ojala", "te", "mueras"], ["que", "te", "mueras"], ["voy", "a", "ir", "por", "ti"], ["ire", "por", "ti"], ["a", "que", "hora", "sales"],
+        ["te", "estare", "esperando"], ["cuida", "a", "tus", "hijos"], ["dar", "una", "paliza"], ["hijo", "de", "puta"],
     ]
-    static let insults: Set<String> = ["inutil", "idiota", "imbecil", "imbecile", "basura", "estupido", "estupida", "asco", "cobarde", "porqueria", "cabron", "pendejo", "gilipollas", "mierda"]
+    /// Groups named in the plural ("los inmigrantes", "los judíos"), accents folded.
+    static let groups: Set<String> = ["inmigrantes", "negros", "judios", "moros", "gitanos", "maricones", "musulmanes", "mujeres", "indios", "gays", "refugiados",
+                                       "extranjeros", "latinos", "chinos", "arabes", "homosexuales", "sudacas", "negras", "lesbianas", "migrantes", "africanos"]
+    /// What a group is called to take away its people's worth: animals, vermin, rubbish.
+    static let dehumanising: Set<String> = ["ratas", "plaga", "escoria", "basura", "animales", "monos", "parasitos", "cucarachas", "bestias", "inferiores", "alimanas",
+                                             "gusanos", "salvajes"]
+    /// Ridding the country of a group: said after "hay que" or "deberían".
+    static let removal: Set<String> = ["exterminarlos", "exterminarlas", "eliminarlos", "eliminarlas", "echarlos", "echarlas", "matarlos", "matarlas", "morir",
+                                        "deportarlos", "quemarlos", "colgarlos", "desaparecer", "exterminar", "eliminar", "echar", "matar", "muertos", "muertas"]
+    static let insults: Set<String> = ["inutil", "idiota", "imbecil", "imbecile", "basura", "estupido", "estupida", "asco", "cobarde", "porqueria", "cabron", "pendejo", "gilipollas", "mierda", "perra", "puta", "zorra", "gusano", "asqueroso", "asquerosa"]
 
     /// Scores for the Spanish phrases found; zero when none is.
     static func reading(_ text: ModerationText) -> ModerationResult {
@@ -42,6 +54,19 @@ enum ModerationSpanish {
             result.violence = 0.9
             result.harassment = max(result.harassment, 0.85)
             result.reasons.append("threat of violence (Spanish)")
+        }
+        // "Los gitanos son basura", "los judíos son una plaga que hay que eliminar": a group said
+        // to be vermin or to be got rid of; "los nazis querían exterminar a los judíos" names no
+        // such predicate ("son", "deberían", "hay que").
+        for sentence in text.unquotedSentences where sentence.contains(where: groups.contains) {
+            let predicates = sentence.contains("son") || sentence.contains("deberian") || sentence.containsPhrase(["hay", "que"]) || sentence.contains("merecen")
+            let worthless = sentence.contains(where: dehumanising.contains) || sentence.containsPhrase(["no", "son", "personas"])
+            let removed = (sentence.containsPhrase(["hay", "que"]) || sentence.contains("deberian")) && sentence.contains(where: removal.contains)
+            if predicates && (worthless || removed) || sentence.containsPhrase(["no", "merecen", "derechos"]) {
+                result.hate = max(result.hate, 0.9)
+                result.reasons.append("dehumanising a group (Spanish)")
+                break
+            }
         }
         // "cállate" reaches here as "callate" or, split as two glued English words, "call ate";
         // "imbécil" may come back repaired to the English "imbecile".

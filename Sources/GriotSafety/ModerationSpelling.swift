@@ -94,7 +94,19 @@ enum ModerationSpelling {
         // Words of the crisis and threat phrases that the common-word list lacks.
         let phraseWords = ["suicidal", "pills", "overdose", "overdosing", "noose", "razor", "razors", "unalive", "worthless", "pathetic", "asshole", "goodbye", "disappear", "paracetamol", "ibuprofen", "tylenol"]
         return lexicon.known.union(lexicon.slurs.keys).union(euphemisms.keys).union(ModerationSegmentationWords.words).union(phraseWords)
+            .union(spanishWords)
     }()
+
+    /// The words of the Spanish phrases, so "q u i e r o m o r i r" is cut as Spanish.
+    private static var spanishWords: Set<String> {
+        var found: Set<String> = ["voy", "quiero", "eres", "los", "las", "una", "por", "para", "que", "mi", "tu", "te", "me", "casa", "noche", "esta", "vida"]
+        for phrase in ModerationSpanish.crisis + ModerationSpanish.threats { found.formUnion(phrase) }
+        found.formUnion(ModerationSpanish.violentVerbs)
+        found.formUnion(ModerationSpanish.insults)
+        found.formUnion(ModerationSpanish.groups)
+        found.formUnion(ModerationSpanish.dehumanising)
+        return found.filter { $0.count >= 2 }
+    }
 
     private static let insideWordMarks: Set<UInt8> = [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "*"), UInt8(ascii: "/"), UInt8(ascii: "~"), UInt8(ascii: "|")]
 
