@@ -81,8 +81,8 @@ enum ModerationSegmentationWords {
         berkeley berlin bermuda bernard berry beside besides best bet beta beth betrayed better betty between
         beverly beyond bi bias bible biblical bicycle bid big bigger biggest bike bill billboard billion bills
         billy bin binary binding biography biological biology bird birds birmingham birth birthday bishop
-        bishops bit bitch bite biting bits bitter bizarre black blackburn blacks blade blades blair blake
-        blame blamed blank blanket blast bleeding blend blessed blessing blew blind blink blinked bliss block
+        bishops bit bite biting bits bitter bizarre black blackburn blacks blade blades blair blake blame
+        blamed blank blanket blast bleeding blend blessed blessing blew blind blink blinked bliss block
         blocked blocking blocks blog blond blonde blood bloody bloom blow blowing blown blows blue blues bmw
         bo board boarding boards boat boats bob bobby bodies body boeing bold bolivia bolt bolton bomb
         bombardment bombay bomber bombers bombing bombs bond bonds bone bones bonnie bonus book books boom

@@ -253,12 +253,15 @@ struct ModerationText: Sendable {
             let asG = Array(word.replacingOccurrences(of: "9", with: "g").unicodeScalars)
             let original = Array(scalars)
             let onePositions = original.indices.filter { original[$0] == "1" }
-            // Every choice of i or l for each "1" (up to 32), the word with 9 as g first.
-            for choice in 0..<(1 << min(ones, 5)) {
-                var letters = asG
-                for (bit, position) in onePositions.prefix(5).enumerated() { letters[position] = choice & (1 << bit) == 0 ? "i" : "l" }
-                let candidate = String(String.UnicodeScalarView(letters))
-                if known.contains(candidate) { return candidate }
+            // Every choice of i or l for each "1" (up to 32), with 9 as g; the lexicon's own
+            // words first ("a11" is "all" before it is the name "ali").
+            for vocabulary in [ModerationLexicon.shared.known, known] {
+                for choice in 0..<(1 << min(ones, 5)) {
+                    var letters = asG
+                    for (bit, position) in onePositions.prefix(5).enumerated() { letters[position] = choice & (1 << bit) == 0 ? "i" : "l" }
+                    let candidate = String(String.UnicodeScalarView(letters))
+                    if vocabulary.contains(candidate) { return candidate }
+                }
             }
             return word
         }
