@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GriotChat
 import GriotSafety
 
 /// The claim-level citation check (`GroundedClaim`, what the turn pipeline runs on every cited
@@ -31,6 +32,24 @@ struct ClaimsBenchmark: ParsableCommand {
         var about: [String]
         var source: String
         var split: String
+        /// What a reader has beside the story (the paraphrase sets): its description, date and recorder.
+        var story: StoryFacts?
+    }
+
+    /// An object in the paraphrase sets; the perturbation sets' `story` (a story id) reads as nothing.
+    struct StoryFacts: Decodable {
+        var description: String?
+        var date: String?
+        var creator: String?
+
+        init(from decoder: any Decoder) throws {
+            guard let container = try? decoder.container(keyedBy: CodingKeys.self) else { return }
+            description = try container.decodeIfPresent(String.self, forKey: .description)
+            date = try container.decodeIfPresent(String.self, forKey: .date)
+            creator = try container.decodeIfPresent(String.self, forKey: .creator)
+        }
+
+        enum CodingKeys: String, CodingKey { case description, date, creator }
     }
 
     func run() throws {
@@ -46,10 +65,21 @@ struct ClaimsBenchmark: ParsableCommand {
             let started = Date()
             var verdicts: [GroundedClaim.Verdict] = []
             verdicts.reserveCapacity(items.count)
-            for item in items { verdicts.append(GroundedClaim.check(item.claim, passage: item.passage, about: item.about)) }
+            // As a turn checks a cited sentence (`CitationCheck`): a quote must be in the passage,
+            // then the facts, kinship words and negation around it.
+            var outcomes: [CitationCheck.Outcome] = []
+            outcomes.reserveCapacity(items.count)
+            for item in items {
+                let about = CitationCheck.about(item.about, description: item.story?.description, date: item.story?.date)
+                outcomes.append(CitationCheck.outcome(claim: item.claim, passage: item.passage, about: about, title: item.about.first ?? ""))
+            }
             let seconds = Date().timeIntervalSince(started)
-            for (item, verdict) in zip(items, verdicts) {
-                let ours = !verdict.isSupported
+            for item in items {
+                let about = CitationCheck.about(item.about, description: item.story?.description, date: item.story?.date)
+                verdicts.append(GroundedClaim.check(item.claim, passage: item.passage, about: about))
+            }
+            for ((item, verdict), outcome) in zip(zip(items, verdicts), outcomes) {
+                let ours = outcome != .verified
                 let described = (item.about + [item.passage]).joined(separator: "\n")
                 let peer = scorer.score(answer: item.claim, passages: [described]).isLowGroundedness
                 var row = flagged[item.kind] ?? (0, 0, 0)
@@ -60,20 +90,28 @@ struct ClaimsBenchmark: ParsableCommand {
                 let wrong = ours != (item.label == 0)
                 if wrong, examples > 0, shown[item.kind, default: 0] < examples {
                     shown[item.kind, default: 0] += 1
-                    print("  \(item.kind) \(ours ? "flagged" : "passed") [\(verdict.problems.joined(separator: "; "))] support \(String(format: "%.2f", verdict.support)): \(item.claim)")
+                    print("  \(item.kind) \(ours ? "flagged (\(outcome.rawValue))" : "passed") [\(verdict.problems.joined(separator: "; "))] support \(String(format: "%.2f", verdict.support)): \(item.claim)")
                 }
             }
             print("\n\(path): \(items.count) claims, \(String(format: "%.1f", seconds / Double(items.count) * 1e6)) µs a claim (one thread)")
             print("| kind | claims | flagged (ours) | flagged (peer: groundedness < 0.4) |")
             print("|---|---|---|---|")
-            let order = ["supported", "swap_name", "swap_place", "swap_number", "swap_year", "swap_kinship", "negation", "other_story"]
+            let faithful = ["supported", "teller_kinship", "added_quotes", "joined_facts", "metadata_date", "paraphrase"]
+            let order = ["supported", "teller_kinship", "added_quotes", "joined_facts", "metadata_date", "paraphrase", "swap_name", "swap_place", "swap_number", "swap_year", "swap_kinship", "negation", "other_story"]
             for kind in order + flagged.keys.filter({ !order.contains($0) }).sorted() {
                 guard let row = flagged[kind] else { continue }
-                let label = kind == "supported" ? "supported (false flags)" : kind
+                let label = faithful.contains(kind) ? "\(kind) (faithful: false flags)" : kind
                 print(String(format: "| %@ | %d | %.1f%% | %.1f%% |", label, row.total,
                              100 * Double(row.ours) / Double(row.total), 100 * Double(row.peer) / Double(row.total)))
             }
-            let altered = flagged.filter { $0.key != "supported" }.values
+            let faithfulRows = flagged.filter { faithful.contains($0.key) }.values
+            if faithfulRows.count > 1 {
+                let wrong = faithfulRows.map(\.ours).reduce(0, +), all = faithfulRows.map(\.total).reduce(0, +)
+                print(String(format: "| all faithful (false flags) | %d | %.1f%% | %.1f%% |", all, 100 * Double(wrong) / Double(max(1, all)),
+                             100 * Double(faithfulRows.map(\.peer).reduce(0, +)) / Double(max(1, all))))
+            }
+            let altered = flagged.filter { !faithful.contains($0.key) }.values
+            guard !altered.isEmpty else { continue }
             let caught = altered.map(\.ours).reduce(0, +), total = altered.map(\.total).reduce(0, +)
             let peerCaught = altered.map(\.peer).reduce(0, +)
             print(String(format: "| all altered | %d | %.1f%% | %.1f%% |", total, 100 * Double(caught) / Double(max(1, total)),

@@ -29,9 +29,14 @@ struct CitationFinder: Sendable {
         /// The passage's story is in the public domain: quoting it at length copies nobody's work.
         var isPublicDomain = false
 
+        /// The story's description and recording date (`Story.description`, `creationDate`).
+        var storyDescription: String?
+        var storyDate: String?
+
         /// What the story says about itself: an answer may name it without inventing anything.
         var about: [String] {
-            [grounding.storyTitle] + grounding.interviewees + grounding.people + grounding.places + (grounding.speaker.map { [$0] } ?? [])
+            CitationCheck.about([grounding.storyTitle] + grounding.interviewees + grounding.people + grounding.places + (grounding.speaker.map { [$0] } ?? []),
+                                description: storyDescription, date: storyDate)
         }
     }
 
@@ -80,14 +85,9 @@ struct CitationFinder: Sendable {
         guard let source = sources[number] else { return .outOfRange(number: number) }
         let passageText = source.passage.text
         let scalars = Array(passageText.unicodeScalars)
-        var quoteRange: Range<Int>?
-        var quoted: String?
-        if let quotation = Self.lastQuotation(in: claim), quotation.unicodeScalars.count >= 12, quotation != source.grounding.storyTitle {
-            guard let range = VerbatimMatch.find(quotation, in: scalars) else { return .fabricatedQuote(number: number, quote: quotation) }
-            quoteRange = range
-            quoted = quotation
-        }
-        let verdict = GroundedClaim.check(claim, passage: passageText, about: source.about, quoted: quoted)
+        let judged = Self.judge(claim, passage: passageText, scalars: scalars, about: source.about, title: source.grounding.storyTitle)
+        guard let verdict = judged.verdict else { return .fabricatedQuote(number: number, quote: judged.quoted ?? "") }
+        var quoteRange = judged.quoteRange
         guard verdict.isSupported else {
             return .unsupported(citation(source, number: number, quote: "", range: 0..<0, unsupported: true), problems: verdict.problems)
         }
@@ -105,6 +105,20 @@ struct CitationFinder: Sendable {
         // Checked again as a client would: the quote must be in the passage it names.
         guard VerbatimMatch.find(quote, in: scalars) != nil else { return .fabricatedQuote(number: number, quote: quote) }
         return .verified(citation(source, number: number, quote: quote, range: quoteRange, unsupported: false))
+    }
+
+    /// The claim's quote found in the passage (nil verdict: a quote of 12 characters or more, not
+    /// the story's title, that the passage does not have), and the claim checked around it.
+    static func judge(_ claim: String, passage: String, scalars: [Unicode.Scalar], about: [String], title: String)
+        -> (verdict: GroundedClaim.Verdict?, quoted: String?, quoteRange: Range<Int>?) {
+        var quoteRange: Range<Int>?
+        var quoted: String?
+        if let quotation = Self.lastQuotation(in: claim).map(VerbatimMatch.trimmed), quotation.unicodeScalars.count >= 12, quotation != title {
+            guard let range = VerbatimMatch.find(quotation, in: scalars) else { return (nil, quotation, nil) }
+            quoteRange = range
+            quoted = quotation
+        }
+        return (GroundedClaim.check(claim, passage: passage, about: about, quoted: quoted), quoted, quoteRange)
     }
 
     private func citation(_ source: Source, number: Int, quote: String, range: Range<Int>, unsupported: Bool) -> Citation {
@@ -176,9 +190,20 @@ struct CitationFinder: Sendable {
 }
 
 /// Finds a quote in a passage "verbatim after white-space normalisation": runs of white space
-/// count as one space, and curly and straight quotation marks and apostrophes as the same mark
-/// (models write either). Returns the match's range in the passage's scalars.
+/// count as one space, curly and straight quotation marks and apostrophes as the same mark
+/// (models write either), and a letter's case does not count (a quotation opening a sentence is
+/// capitalised: “The water came slow”). Returns the match's range in the passage's scalars.
 enum VerbatimMatch {
+    /// The quote without the punctuation a writer puts inside the closing mark (“…slow.”,
+    /// “…slow,” and then) or before the words (“…the water”), which the passage may not have there.
+    static func trimmed(_ quote: String) -> String {
+        let edges: Set<Unicode.Scalar> = [".", ",", ";", ":", "!", "?", "\u{2026}", " "]
+        var scalars = Substring(quote).unicodeScalars[...]
+        while let last = scalars.last, edges.contains(last) { scalars.removeLast() }
+        while let first = scalars.first, edges.contains(first) { scalars.removeFirst() }
+        return String(String.UnicodeScalarView(scalars))
+    }
+
     static func find(_ quote: String, in passage: [Unicode.Scalar]) -> Range<Int>? {
         let needle = normalized(Array(quote.unicodeScalars)).scalars
         let (haystack, origin) = normalized(passage)
@@ -221,7 +246,10 @@ enum VerbatimMatch {
             switch scalar {
             case "\u{2018}", "\u{2019}", "\u{02BC}": out.append("'")
             case "\u{201C}", "\u{201D}": out.append("\"")
-            default: out.append(scalar)
+            default:
+                // One scalar for one: a letter whose lower case is a single scalar folds to it.
+                let lower = scalar.properties.lowercaseMapping.unicodeScalars
+                out.append(lower.count == 1 ? lower.first! : scalar)
             }
             origin.append(index)
         }
@@ -230,5 +258,37 @@ enum VerbatimMatch {
             origin.removeLast()
         }
         return (out, origin)
+    }
+}
+
+/// One cited sentence checked against one passage as a turn checks it (`CitationFinder.check`:
+/// the quote, then the facts, kinship words and negation around it), for the benchmarks that
+/// measure the check on the path a reply takes.
+///
+/// ```swift
+/// CitationCheck.outcome(claim: "She said “the water came slow” [1].", passage: text, about: about, title: title)   // .verified
+/// ```
+public enum CitationCheck {
+    public enum Outcome: String, Sendable {
+        /// The citation goes out with its quote.
+        case verified
+        /// `citation_unsupported`: the citation goes out without a quote, and the turn is marked "AI may be inaccurate".
+        case unsupported
+        /// `citation_dropped`: the sentence is withheld, its quote not being in the passage.
+        case fabricatedQuote = "fabricated_quote"
+    }
+
+    /// What a story says about itself that a cited sentence may state without the passage: its
+    /// title, tellers, people, places and the passage's speaker (`about`), as the turn gives them.
+    /// The story's description and recording date are what a reader has beside it too: an
+    /// answer may say when the story was recorded ("in a 1976 recording") and who asked whom.
+    public static func about(_ about: [String], description: String?, date: String?) -> [String] {
+        about + [date, description].compactMap { $0?.isEmpty == false ? $0 : nil }
+    }
+
+    public static func outcome(claim: String, passage: String, about: [String], title: String) -> Outcome {
+        let judged = CitationFinder.judge(claim, passage: passage, scalars: Array(passage.unicodeScalars), about: about, title: title)
+        guard let verdict = judged.verdict else { return .fabricatedQuote }
+        return verdict.isSupported ? .verified : .unsupported
     }
 }

@@ -165,7 +165,8 @@ struct TurnPipeline: Sendable {
                 speakerRuns: story.map { Self.speakerRuns(of: result.passage, in: $0) } ?? [], isArchive: story?.source != nil)
             sources.append(CitationFinder.Source(grounding: grounding, passage: result.passage, interviewee: story?.interviewees.first,
                                                  sourceType: story?.source.map { _ in "archive" } ?? "story", isPublic: story?.privacy == .public,
-                                                 isPublicDomain: story?.publicDomain ?? false))
+                                                 isPublicDomain: story?.publicDomain ?? false,
+                                                 storyDescription: story?.description, storyDate: story?.creationDate))
             state.retrieved.append(TurnSnapshot.RetrievedPassage(
                 number: index + 1, storyID: storyID, passageID: result.passage.id, score: Double(result.score),
                 lexicalRank: result.lexical?.rank, lexicalScore: result.lexical.map { Double($0.score) },

@@ -64,50 +64,100 @@ public enum GroundedClaim {
         let support = claimTerms.isEmpty ? 1 : Double(claimTerms.intersection(passageTerms).count) / Double(claimTerms.count)
         let spans = SentenceSplitter.sentences(in: scalars)
         let sentences = spans.map { String(String.UnicodeScalarView(scalars[$0.start..<$0.end])) }
-        var best: (score: Double, index: Int)?
-        for (index, sentence) in sentences.enumerated() {
-            let terms = Set(analyzer.terms(in: sentence))
-            guard !terms.isEmpty, !claimTerms.isEmpty else { continue }
-            let overlap = Double(terms.intersection(claimTerms).count) / Double(terms.union(claimTerms).count)
-            if best == nil || overlap > best!.score { best = (overlap, index) }
+        let sentenceTerms = sentences.map { Set(analyzer.terms(in: $0)) }
+        /// The passage's sentence that shares the most of `terms` (Jaccard), if any shares one.
+        func closest(to terms: Set<String>) -> (score: Double, index: Int)? {
+            var best: (score: Double, index: Int)?
+            for (index, candidate) in sentenceTerms.enumerated() {
+                guard !candidate.isEmpty, !terms.isEmpty else { continue }
+                let overlap = Double(candidate.intersection(terms).count) / Double(candidate.union(terms).count)
+                if best == nil || overlap > best!.score { best = (overlap, index) }
+            }
+            return best
+        }
+        let best = closest(to: claimTerms)
+        // A sentence may join what two sentences of the passage say ("…in 1927, and later they
+        // moved to Chicago"): a part whose words are mostly not in the closest sentence is
+        // checked against the sentence that holds most of them.
+        var home = framing
+        var joined: [(text: String, terms: Set<String>, sentence: Int)] = []
+        if let best {
+            let parts = Self.parts(of: framing).map { (text: $0, terms: Set(analyzer.terms(in: $0)).subtracting(Self.framingTerms)) }
+            var homeParts: [String] = []
+            for part in parts {
+                let inBest = Double(part.terms.intersection(sentenceTerms[best.index]).count) / Double(max(1, part.terms.count))
+                if parts.count > 1, part.terms.count >= 2, inBest < 0.5,
+                   let holder = sentenceTerms.indices.max(by: { a, b in
+                       (sentenceTerms[a].intersection(part.terms).count, -sentenceTerms[a].count) < (sentenceTerms[b].intersection(part.terms).count, -sentenceTerms[b].count)
+                   }),
+                   Double(sentenceTerms[holder].intersection(part.terms).count) / Double(part.terms.count) >= 0.5 {
+                    joined.append((part.text, part.terms, holder))
+                } else {
+                    homeParts.append(part.text)
+                }
+            }
+            if !joined.isEmpty { home = homeParts.joined(separator: ", ") }
         }
         // A kinship word says how two people are related, which the passage says where it speaks
         // of them: it must be in the closest sentence ("Mama" elsewhere in the passage does not
-        // back "her mother André" where it says "your daddy André").
-        let nearby = best.map { Set(Self.words(sentences[$0.index] + "\n" + about.joined(separator: "\n"))) } ?? Set(Self.words(described))
+        // back "her mother André" where it says "your daddy André"), or in a joined part's own.
+        var near = best.map { Self.words(sentences[$0.index]) } ?? Self.words(described)
+        for part in joined { near += Self.words(sentences[part.sentence]) }
+        let nearby = Set(near).union(Self.words(about.joined(separator: "\n")))
         for word in Self.words(framing) {
-            guard let group = Self.kinship[word] else { continue }
+            guard let group = Self.kinship[word], !missing.contains(word) else { continue }
             if !group.contains(where: nearby.contains) { missing.append(word) }
         }
         // Negation: the sentence says "not" as many times as the passage's closest sentence. When
         // it restates only part of that sentence (under half its content words), it is compared
         // clause by clause instead, so a "not" in a clause it leaves out is not held against it.
+        // A joined part is compared with its own sentence.
         var contradicts = false
         if quoted == nil, claimTerms.count >= 3, let best, best.score > 0 {
-            let sentenceTerms = Set(analyzer.terms(in: sentences[best.index]))
-            let covered = Double(sentenceTerms.intersection(claimTerms).count) / Double(max(1, sentenceTerms.count))
-            if covered >= 0.5 {
-                contradicts = Self.negations(in: framing) != Self.negations(in: sentences[best.index])
-            } else {
-                let passageClauses = Self.clauses(sentences[best.index]).map { (text: $0, terms: Set(analyzer.terms(in: $0))) }
-                for clause in Self.clauses(framing) {
-                    let terms = Set(analyzer.terms(in: clause)).subtracting(Self.framingTerms)
-                    guard !terms.isEmpty else { continue }
-                    var closest: (score: Double, text: String)?
-                    for candidate in passageClauses where !candidate.terms.isEmpty {
-                        let overlap = Double(terms.intersection(candidate.terms).count) / Double(terms.union(candidate.terms).count)
-                        if closest == nil || overlap > closest!.score { closest = (overlap, candidate.text) }
-                    }
-                    if let closest, closest.score > 0, Self.negations(in: clause) != Self.negations(in: closest.text) {
-                        contradicts = true
-                        break
-                    }
-                }
+            let homeTerms = Set(analyzer.terms(in: home)).subtracting(Self.framingTerms)
+            contradicts = Self.contradicts(home, terms: homeTerms, sentence: sentences[best.index], sentenceTerms: sentenceTerms[best.index], analyzer: analyzer)
+            for part in joined where !contradicts {
+                contradicts = Self.contradicts(part.text, terms: part.terms, sentence: sentences[part.sentence],
+                                               sentenceTerms: sentenceTerms[part.sentence], analyzer: analyzer)
             }
         }
         let unrelated = quoted == nil && support < Self.leastSupport
         return Verdict(missing: missing, contradicts: contradicts, support: support, unrelated: unrelated,
                        bestSentence: best.map { spans[$0.index].start..<spans[$0.index].end })
+    }
+
+    /// Whether `claim` (a sentence or a part of one) negates `sentence`, its closest in the passage.
+    static func contradicts(_ claim: String, terms claimTerms: Set<String>, sentence: String, sentenceTerms: Set<String>,
+                            analyzer: TextAnalyzer) -> Bool {
+        let covered = Double(sentenceTerms.intersection(claimTerms).count) / Double(max(1, sentenceTerms.count))
+        if covered >= 0.5 { return negations(in: claim) != negations(in: sentence) }
+        let passageClauses = clauses(sentence).map { (text: $0, terms: Set(analyzer.terms(in: $0))) }
+        for clause in clauses(claim) {
+            let terms = Set(analyzer.terms(in: clause)).subtracting(framingTerms)
+            guard !terms.isEmpty else { continue }
+            var closest: (score: Double, text: String)?
+            for candidate in passageClauses where !candidate.terms.isEmpty {
+                let overlap = Double(terms.intersection(candidate.terms).count) / Double(terms.union(candidate.terms).count)
+                if closest == nil || overlap > closest!.score { closest = (overlap, candidate.text) }
+            }
+            if let closest, closest.score > 0, negations(in: clause) != negations(in: closest.text) { return true }
+        }
+        return false
+    }
+
+    /// A sentence cut where an answer joins two statements: at semicolons, and at ", and" or
+    /// ", but" followed by a new subject's statement ("…in 1927, and later they moved…").
+    static func parts(of sentence: String) -> [String] {
+        var parts: [String] = []
+        for piece in sentence.split(separator: ";") {
+            var rest = Substring(piece)
+            while let join = rest.firstRange(of: ", and ") ?? rest.firstRange(of: ", but ") {
+                parts.append(String(rest[..<join.lowerBound]))
+                rest = rest[join.upperBound...]
+            }
+            parts.append(String(rest))
+        }
+        return parts.map { String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }.filter { !$0.isEmpty }
     }
 
     /// A sentence cut at commas, semicolons and colons.
