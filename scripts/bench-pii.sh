@@ -4,7 +4,8 @@
 #     type and format, over-masking per hard-negative kind), MB/s on one thread and µs per
 #     sentence, against the same patterns run by NSRegularExpression and against scrubadub 2.0.1
 #     (default detectors), all in one run;
-#  2. the crafted formats (evals/pii/crafted-tuning.txt and crafted-heldout.txt);
+#  2. the crafted formats (evals/pii/crafted-tuning.txt and crafted-heldout.txt) and addresses as
+#     people write them with IPs in unusual forms (addresses-tuning.txt, addresses-heldout.txt);
 #  3. end to end, the scorer of record: every text of 1 and 2 streamed by a stub model through
 #     `griot serve` and scored on what the client receives.
 #

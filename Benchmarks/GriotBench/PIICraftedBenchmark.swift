@@ -12,7 +12,8 @@ struct PIICraftedBenchmark: ParsableCommand {
         abstract: "Full mask and over-masking on the crafted-format files (tuning and held-out).")
 
     @Option(parsing: .upToNextOption, help: "Crafted files to score, each on its own.")
-    var files = ["evals/pii/crafted-tuning.txt", "evals/pii/crafted-heldout.txt"]
+    var files = ["evals/pii/crafted-tuning.txt", "evals/pii/crafted-heldout.txt",
+                   "evals/pii/addresses-tuning.txt", "evals/pii/addresses-heldout.txt"]
 
     // Not `--verbose`: the parent command `pii` has a flag of that name and would take it.
     @Flag(name: .customLong("show-misses"), help: "Print every miss and every masked look-alike (the tuning file only).")

@@ -24,7 +24,8 @@ struct PIIEndToEndBenchmark: AsyncParsableCommand {
     var file = "pii-eval/pii_faker_seed905.jsonl"
 
     @Option(parsing: .upToNextOption, help: "Crafted-format files streamed the same way, each scored on its own.")
-    var crafted = ["evals/pii/crafted-tuning.txt", "evals/pii/crafted-heldout.txt"]
+    var crafted = ["evals/pii/crafted-tuning.txt", "evals/pii/crafted-heldout.txt",
+                   "evals/pii/addresses-tuning.txt", "evals/pii/addresses-heldout.txt"]
 
     @Option(help: "The griot executable (a release build).")
     var griot = ".build/release/griot"

@@ -53,10 +53,16 @@ struct OutputGate: Sendable {
     static let contextLength = 96
     static let removedSentence = "[This sentence was removed because it breaks the content policy.]"
 
-    /// Abbreviations of street types and units: a period after one does not end a sentence here.
+    /// Abbreviations of street types and units, of directions, rural routes, AP-style states and
+    /// Canadian provinces ("N. Elm St.", "R.R. 3", "Macon, Ga. 31201", "Guelph, Ont.\nN1H 6J3"):
+    /// a period after one does not end a sentence here.
     static let addressAbbreviations: Set<String> = [
         "apt", "ste", "rd", "st", "dr", "pl", "ave", "av", "blvd", "ln", "ct", "hwy", "pkwy", "cir", "ter", "trl", "sq",
-        "no", "bldg", "fl", "rm", "mt", "ft", "str", "p.o", "o", "bd",
+        "no", "bldg", "fl", "rm", "mt", "ft", "str", "p.o", "o", "bd", "n", "s", "e", "w", "r.r", "r.f.d", "rte", "b.p",
+        "ala", "ariz", "ark", "calif", "colo", "conn", "del", "fla", "ga", "ill", "ind", "kan", "kans", "ky", "la", "md",
+        "mass", "mich", "minn", "miss", "mo", "mont", "neb", "nebr", "nev", "okla", "ore", "pa", "penn", "tenn", "tex",
+        "vt", "va", "wash", "wis", "wyo", "n.h", "n.j", "n.m", "n.y", "n.c", "n.d", "s.c", "s.d", "r.i", "w.va", "d.c",
+        "ont", "que", "man", "alta", "sask", "b.c", "n.s", "n.b", "p.e.i", "nfld",
     ]
 
     init(scrubber: PIIScrubber?, shared: Set<String>, moderator: LocalModerator?, sources: [String] = []) {
@@ -249,10 +255,12 @@ struct OutputGate: Sendable {
         return start
     }
 
-    /// "… 12 Oak Rd." or "… Apt.": the sentence ends with an abbreviation an address uses.
+    /// "… 12 Oak Rd." or "… Apt.": the sentence ends with an abbreviation an address uses; or
+    /// "… 10 ." of an IPv4 address read out ("10 . 0 . 0 . 42").
     static func endsWithAddressAbbreviation(_ scalars: [Unicode.Scalar], _ sentence: WordSpan) -> Bool {
         var end = sentence.end
         guard end > sentence.start, scalars[end - 1] == "." else { return false }
+        if end - sentence.start >= 3, scalars[end - 2] == " ", scalars[end - 3].properties.numericType != nil { return true }
         end -= 1
         var start = end
         while start > sentence.start, scalars[start - 1].properties.isAlphabetic || scalars[start - 1] == "." { start -= 1 }

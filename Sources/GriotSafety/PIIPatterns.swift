@@ -174,10 +174,10 @@ public enum PIIPatterns {
                                     "r.f.d.", "hc", "apt", "apt.", "apartment", "unit", "flat", "suite", "ste", "ste.", "lot",
                                     "stra\u{DF}e", "strasse", "str.", "weg", "gasse", "platz", "allee", "damm", "ufer", "ring",
                                     "reihe", "chaussee", "steig", "pfad", "markt"]
-    /// Words anywhere in a text that send it through `wordedAddress`: a British house name before
-    /// its street ("Rose Cottage, "), a French place without a number ("Lieu-dit ").
-    static let wordedAddressMarks = ["Cottage,", "House,", "Farm,", "Lodge,", "Barn,", "Forge,", "Bakehouse,", "Manor,",
-                                     "Hall,", "Grange,", "Rectory,", "Vicarage,", "Croft,", "Villa,", "Lieu-dit "]
+    /// House names that, just before a comma, send a text through the house-name pattern of
+    /// `wordedAddresses` ("Rose Cottage, Church Lane, …").
+    static let houseNames = ["Cottage", "House", "Farm", "Lodge", "Barn", "Forge", "Bakehouse", "Manor", "Hall", "Grange",
+                             "Rectory", "Vicarage", "Croft", "Villa"]
 
     /// A run of digit groups joined by one space, dot, dash or slash (a dash or slash may have a
     /// space either side: "617 – 555 – 0161" once the en dash is read as "-"), or by parentheses, with an

@@ -40,7 +40,9 @@ public final class PIIScrubber: @unchecked Sendable {
     private let email: PIIRegex
     private let worded: [PIIRegex]
     private let wordedCues: [[UInt8]]
-    private let wordedMarks: [[UInt8]]
+    /// House names before a comma ("Cottage"), and "Lieu-dit ".
+    private let houseNames: [[UInt8]]
+    private let lieuDit = Array("Lieu-dit ".utf8)
 
     public init() throws {
         numbers = try PIIRegex(PIIPatterns.numberRun)
@@ -48,7 +50,7 @@ public final class PIIScrubber: @unchecked Sendable {
         email = try PIIRegex(PIIPatterns.email)
         worded = try PIIPatterns.wordedAddresses.map { try PIIRegex($0) }
         wordedCues = PIIPatterns.wordedAddressCues.map { Array($0.lowercased().utf8) }
-        wordedMarks = PIIPatterns.wordedAddressMarks.map { Array($0.utf8) }
+        houseNames = PIIPatterns.houseNames.map { Array($0.utf8) }
     }
 
     /// Every PII value in `text`, sorted by start, non-overlapping. The patterns read the text's
@@ -218,8 +220,11 @@ public final class PIIScrubber: @unchecked Sendable {
     /// Post office boxes and German streets: they start with a word, so their pattern runs only
     /// on text where a number follows a word that may end such a street (`hasWordedAddressCue`).
     private func scanWordedAddresses(_ bytes: UnsafeBufferPointer<UInt8>, into found: inout [Candidate]) {
-        guard Self.hasWordedAddressCue(bytes, cues: wordedCues) || Self.containsAny(wordedMarks, in: bytes) else { return }
-        for pattern in worded {
+        // The patterns in `PIIPatterns.wordedAddresses`' order: the cued ones, a unit before the
+        // street, a house name before it; each run only where its cue is.
+        let cued = Self.hasWordedAddressCue(bytes, cues: wordedCues) || Self.contains(lieuDit, in: bytes)
+        let named = Self.hasWordBeforeComma(houseNames, in: bytes)
+        for (index, pattern) in worded.enumerated() where index == 2 ? named : cued {
             let data = pattern.makeMatchData()
             var offset = 0
             while offset < bytes.count, let (range, _) = pattern.firstMatch(in: bytes, from: offset, data: data) {
@@ -231,17 +236,33 @@ public final class PIIScrubber: @unchecked Sendable {
         }
     }
 
-    /// Whether any of `marks` (exact bytes) occurs in the text.
-    static func containsAny(_ marks: [[UInt8]], in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether one of `words` stands just before a comma ("Rose Cottage, Church Lane").
+    static func hasWordBeforeComma(_ words: [[UInt8]], in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return false }
-        for mark in marks {
-            var offset = 0
-            while offset + mark.count <= bytes.count,
-                  let first = memchr(base + offset, Int32(mark[0]), bytes.count - offset - mark.count + 1) {
-                let at = base.distance(to: first.assumingMemoryBound(to: UInt8.self))
-                if (1..<mark.count).allSatisfy({ bytes[at + $0] == mark[$0] }) { return true }
-                offset = at + 1
+        var offset = 0
+        while offset < bytes.count, let hit = memchr(base + offset, Int32(UInt8(ascii: ",")), bytes.count - offset) {
+            let comma = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            offset = comma + 1
+            for word in words where word.count <= comma {
+                var equal = true
+                for (index, byte) in word.enumerated() where bytes[comma - word.count + index] != byte { equal = false; break }
+                if equal { return true }
             }
+        }
+        return false
+    }
+
+    /// Whether `mark` occurs in the text.
+    static func contains(_ mark: [UInt8], in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress, let first = mark.first else { return false }
+        var offset = 0
+        while offset + mark.count <= bytes.count,
+              let hit = memchr(base + offset, Int32(first), bytes.count - offset - mark.count + 1) {
+            let at = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            var equal = true
+            for index in 1..<mark.count where bytes[at + index] != mark[index] { equal = false; break }
+            if equal { return true }
+            offset = at + 1
         }
         return false
     }
@@ -282,7 +303,7 @@ public final class PIIScrubber: @unchecked Sendable {
         guard var offset = bytes.firstIndex(where: { ($0 &- 0x30) < 10 }) else { return }
         if offset > 0 && (bytes[offset - 1] == UInt8(ascii: "+") || bytes[offset - 1] == UInt8(ascii: "(")) { offset -= 1 }
         var data: PIIRegex.MatchData?
-        var addressData: [PIIRegex.MatchData?] = Array(repeating: nil, count: addresses.count)
+        var addressData: [PIIRegex.MatchData?] = []
         runs: while offset < bytes.count {
             let matchData = data ?? numbers.makeMatchData()
             data = matchData
@@ -290,7 +311,8 @@ public final class PIIScrubber: @unchecked Sendable {
             // An address starts at the run's first digit ("(" and "+" start only numbers).
             var digit = range.lowerBound
             while digit < range.upperBound && bytes[digit] &- 0x30 >= 10 { digit += 1 }
-            for (index, pattern) in addresses.enumerated() {
+            for (index, pattern) in addresses.enumerated() where Self.mayStartAddress(at: digit, in: bytes) {
+                if addressData.isEmpty { addressData = Array(repeating: nil, count: addresses.count) }
                 let patternData = addressData[index] ?? pattern.makeMatchData()
                 addressData[index] = patternData
                 guard let (address, _) = pattern.firstMatch(in: bytes, from: digit, anchored: true, data: patternData),
@@ -302,6 +324,25 @@ public final class PIIScrubber: @unchecked Sendable {
             offset = max(range.upperBound, range.lowerBound + 1)
             if let candidate = judge(range, isAddress: false, in: bytes) { found.append(candidate) }
         }
+    }
+
+    /// Whether a street may start at this digit: the house number ("12", "221B", "305-1120",
+    /// "8,") is followed by a space and a letter. Card, phone and ID runs go on with a digit and
+    /// skip the address patterns.
+    private static func mayStartAddress(at digit: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = digit
+        func skipDigits() { while index < bytes.count && bytes[index] &- 0x30 < 10 { index += 1 } }
+        skipDigits()
+        if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "/"),
+           bytes[index + 1] &- 0x30 < 10 {
+            index += 1
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] | 0x20 &- 0x61 < 26 { index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ",") { index += 1 }
+        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: " ") else { return false }
+        let next = bytes[index + 1]
+        return next | 0x20 &- 0x61 < 26 || next >= 0x80
     }
 
     /// Decides one candidate of the numeric pattern: an address (its group 1) or a number run.
