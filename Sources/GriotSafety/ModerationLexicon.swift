@@ -192,6 +192,8 @@ struct ModerationLexicon: Sendable {
         }
 
         known = Set(cues.keys).union(slurs.keys).union(Self.functionWords).union(ModerationLexiconKnownWords.words)
+        // Spanish group nouns and what they are called ("moros", "escoria") are words, not English ones misspelt.
+        known.formUnion(ModerationSpanish.groups.union(ModerationSpanish.dehumanising).union(ModerationSpanish.removal))
         let repairable = Set(cues.keys).union(slurs.keys).filter { $0.count >= 4 }
         // Lexicon words first, so "kil" is "kill" before any other known word.
         for word in Set(cues.keys).union(slurs.keys).sorted() + known.sorted() where word.count >= 2 {

@@ -32,7 +32,14 @@ enum ModerationPlainHarm {
         ["put", "you", "in", "the", "hospital"], ["put", "you", "in", "hospital"], ["put", "you", "in", "the", "ground"], ["put", "you", "in", "a", "wheelchair"],
         ["with", "a", "broken", "neck"], ["with", "a", "broken", "jaw"], ["with", "broken", "legs"],
         ["knows", "where", "you", "live"], ["know", "where", "you", "live"], ["hope", "you", "die"], ["you", "will", "die", "alone"], ["waiting", "outside", "your"],
+        // Issue 35: threats that name no act.
+        ["your", "days", "are", "numbered"], ["watch", "your", "back"], ["you", "will", "not", "be", "around", "to"], ["shame", "if", "your"],
+        ["careful", "walking", "to", "your"], ["i", "know", "where", "your"], ["coming", "for", "you"], ["you", "never", "know", "who", "is", "waiting"],
     ]
+    /// A public gathering, where an attack would be on everyone in the room.
+    private static let gatherings: Set<String> = ["meeting", "council", "hearing", "forum", "rally", "session", "assembly", "courthouse", "committee", "commissioners", "pta", "hoa"]
+    /// Where a named person's habits are said to be known: "every morning", "his schedule".
+    private static let routine: Set<String> = ["every", "schedule", "routine", "always", "alone", "tracking", "followed", "memorised", "memorized", "learned", "watching"]
     private static let abuse: Set<String> = [
         "scum", "leech", "coward", "trash", "garbage", "vermin", "parasite", "subhuman", "cockroach", "rat", "pig", "worm", "brainless",
         "spineless", "stain", "maggot", "waste", "pathetic", "worthless", "useless", "disgusting", "repulsive", "moron", "idiot", "loser", "animal", "filth", "filthy", "dumbest",
@@ -131,7 +138,9 @@ enum ModerationPlainHarm {
                 result.selfHarm = max(result.selfHarm, 0.85)
                 result.reasons.append("self-harm: \(selfHarm)")
             }
-            let denied = present.contains("not") && !has(["will", "not", "see", "me", "coming"]) || present.contains("never") && !has(["hope", "i", "never"]) && !has(["never", "walk", "again"]) && !has(["you", "will", "never", "see"])
+            // "you won't be around to…", "a shame if your kids didn't come home": the negation is the threat.
+            let threatInNegation = has(["you", "will", "not", "be", "around", "to"]) || has(["shame", "if", "your"])
+            let denied = !threatInNegation && (present.contains("not") && !has(["will", "not", "see", "me", "coming"]) || present.contains("never") && !has(["hope", "i", "never"]) && !has(["never", "walk", "again"]) && !has(["you", "will", "never", "see"]))
             // "I'll set your car on fire", "burn down his house": harm to what a person owns.
             let arson = (has(["on", "fire"]) && ["set", "setting", "light"].contains(where: present.contains) || has(["burn", "down"]))
                 && ["your", "his", "her", "their"].contains(where: present.contains)
@@ -148,7 +157,15 @@ enum ModerationPlainHarm {
             let armedAndWatching = ["gun", "knife", "rifle", "weapon", "machete"].contains(where: present.contains)
                 && words.indices.contains { ["know", "knows", "found"].contains(words[$0]) && words[$0 + 1..<min(words.count, $0 + 5)].contains("where")
                     && words[$0 + 1..<min(words.count, $0 + 7)].contains { ["lives", "live", "works", "sleeps", "parks"].contains($0) } }
-            if !denied, arson || caught || hospitalised || armedAndWatching || veiled.contains(where: has) {
+            // "I'm bringing my rifle to the council meeting", "nobody at the board meeting is
+            // leaving alive": an attack on a public gathering.
+            let armed = ["gun", "guns", "rifle", "bomb", "explosives", "ammo"].contains(where: present.contains)
+                && ["bringing", "bring", "holding", "carrying", "ready", "planning", "going"].contains(where: present.contains)
+            let attack = has(["open", "fire"]) || ["shoot", "bomb", "massacre", "bloodbath"].contains(where: present.contains) || armed
+            let nobodyLeaves = (present.contains("nobody") || has(["no", "one"]) || present.contains("everybody") || present.contains("everyone"))
+                && (has(["leaving", "alive"]) || has(["walking", "out"]) || has(["going", "to", "die"]))
+            let massViolence = !present.isDisjoint(with: gatherings) && (attack && intent || nobodyLeaves)
+            if !denied, arson || caught || hospitalised || armedAndWatching || massViolence || veiled.contains(where: has) {
                 result.violence = max(result.violence, 0.85)
                 result.harassment = max(result.harassment, 0.85)
                 result.reasons.append("veiled threat against a person")
@@ -164,6 +181,22 @@ enum ModerationPlainHarm {
                 result.harassment = max(result.harassment, 0.85)
                 result.reasons.append("abuse aimed at a person")
             }
+        }
+        // "I know Derek takes the 7:15 train every morning. He won't be taking it much longer":
+        // a named person's routine, and harm foretold, in the same message.
+        let all = sentences.joined().map { $0 }
+        func said(_ phrase: [String]) -> Bool {
+            guard phrase.count <= all.count else { return false }
+            return (0...(all.count - phrase.count)).contains { start in phrase.indices.allSatisfy { all[start + $0] == phrase[$0] } }
+        }
+        let namedRoutine = !text.names.isDisjoint(with: message) && !message.isDisjoint(with: routine) && message.isDisjoint(with: telling)
+        let foretold = said(["see", "it", "coming"]) || said(["get", "hurt"]) || said(["that", "is", "where", "it", "happens"]) || said(["much", "longer"])
+            || said(["going", "to", "regret"]) || said(["will", "regret"]) || said(["pay", "for"]) || said(["make", "it", "home"]) || said(["is", "done"])
+            || said(["what", "is", "coming"]) || said(["end", "this"]) || said(["settle", "this"]) || said(["i", "will", "be", "waiting"]) || said(["when", "the", "lights", "go"])
+        if namedRoutine && foretold {
+            result.violence = max(result.violence, 0.85)
+            result.harassment = max(result.harassment, 0.85)
+            result.reasons.append("threat against a named person whose routine is known")
         }
         return result
     }

@@ -566,6 +566,15 @@ struct ModerationReading {
         ["end", "things"], ["commit", "suicide"], ["plan", "to", "die"], ["goodbye", "forever"],
         ["not", "see", "the", "point", "in", "living"], ["no", "point", "in", "living"], ["can", "not", "go", "on"], ["nobody", "would", "miss", "me"],
     ]
+    private static let children: Set<String> = ["daughter", "son", "child", "kid", "kids", "children", "teen", "teenager", "student", "students", "friend", "old", "boy", "girl"]
+    private static let conversation: Set<String> = ["talk", "ask", "explain", "support", "conversation", "signs", "follow", "bring", "say", "help", "approach", "discuss"]
+
+    /// A parent's question about a child: "my" before a child, and a word of talking with them.
+    private func parentAsking(in range: Range<Int>) -> Bool {
+        range.contains { text($0) == "my" && (Self.children.contains(text($0 + 1)) || text($0 + 2) == "year" || Self.children.contains(text($0 + 2))) }
+            && range.contains { Self.conversation.contains(words[$0].text) }
+    }
+
     private static let hyperbole: Set<String> = ["laughing", "laughter", "embarrassment", "boredom", "cringe"]
     private static let mentionPhrases: [[String]] = [
         ["took", "his", "own", "life"], ["took", "her", "own", "life"], ["killed", "himself"], ["killed", "herself"],
@@ -576,6 +585,12 @@ struct ModerationReading {
         let firstPerson = range.contains { ["i", "me", "my", "myself", "im"].contains(words[$0].text) }
         for pattern in Self.intentPhrases where sentenceContains(range, pattern) {
             guard firstPerson else { continue }
+            // "How do I talk to my daughter about self-harm?": a parent asking about a child's,
+            // when the phrase itself ("self harm", not "harm myself") names no one.
+            if pattern.allSatisfy({ !Self.firstPerson.contains($0) && $0 != "am" }), parentAsking(in: range) {
+                raise(\.selfHarm, 0.15, "self-harm asked about by a parent")
+                return
+            }
             // "I'd rather die than…", "die of embarrassment", "killing myself laughing": hyperbole.
             guard !sentenceContains(range, ["rather", "die"]),
                   !range.contains(where: { Self.hyperbole.contains(words[$0].text) }) else { continue }
