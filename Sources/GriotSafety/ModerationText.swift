@@ -90,10 +90,20 @@ struct ModerationText: Sendable {
             while end < raw.count, !raw[end].isPunctuation, raw[end].text.count == 1 { end += 1 }
             if end - index >= 3 {
                 // Spread-out words that follow one another run together ("d o n e w i t h"): the
-                // run is cut back into the words the lexicon knows.
-                for part in Self.segmented(raw[index..<end].map(\.text).joined()) {
+                // run is cut back into the words the lexicon knows. A contraction after it
+                // ("d o n't", "t h e r e's") ends the run's last word.
+                var run = raw[index..<end].map(\.text).joined()
+                var tail = ""
+                if end < raw.count, !raw[end].isPunctuation, let apostrophe = raw[end].text.firstIndex(of: "'"),
+                   raw[end].text.distance(from: raw[end].text.startIndex, to: apostrophe) == 1 {
+                    run += raw[end].text[..<apostrophe]
+                    tail = String(raw[end].text[apostrophe...])
+                    end += 1
+                }
+                let parts = Self.segmented(run)
+                for (number, part) in parts.enumerated() {
                     var merged = raw[index]
-                    merged.text = part
+                    merged.text = number == parts.count - 1 ? part + tail : part
                     joined.append(merged)
                 }
                 index = end
@@ -108,6 +118,8 @@ struct ModerationText: Sendable {
             if token.isPunctuation { tokens.append(token); continue }
             var spelt = Self.decodeLeet(token.text)
             if spelt.utf8.contains(UInt8(ascii: "*")) { spelt = ModerationSpelling.uncensored(spelt) }
+            // "kkkms", "unaalive": a euphemism with its letters doubled is still the euphemism.
+            if ModerationSpelling.euphemisms[spelt] == nil, ModerationSpelling.euphemisms[ModerationLexicon.undouble(spelt)] != nil { spelt = ModerationLexicon.undouble(spelt) }
             // "kms", "unalive", "sewerslide": the euphemism read as what it stands for ("12 kms" is a distance).
             let afterNumber = position > 0 && joined[position - 1].text.allSatisfy(\.isNumber)
             // "ready to unalive", with no one named after it, is about the speaker.
