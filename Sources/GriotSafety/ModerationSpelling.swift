@@ -134,8 +134,9 @@ enum ModerationSpelling {
                 // fragments ("wan", "er") that would keep "wan_t" and "bett.er" apart.
                 let known = ModerationLexicon.shared.known
                 let leftWord = left.count >= 2 && known.contains(left), rightWord = right.count >= 2 && known.contains(right)
-                // A hyphen joins real compounds ("good-bye", "over-dose"): taken out only between two fragments.
-                let joins = bytes[leftEnd] == UInt8(ascii: "-") ? !leftWord && !rightWord : !(leftWord && rightWord)
+                // A hyphen joins real compounds ("good-bye", "over-dose"): taken out only between two
+                // fragments, or beside a single letter ("T-he", "fad-E").
+                let joins = bytes[leftEnd] == UInt8(ascii: "-") ? !leftWord && !rightWord || left.count == 1 || right.count == 1 : !(leftWord && rightWord)
                 if joins, words.contains(left + right) {
                     out += bytes[index..<leftEnd]
                     out += bytes[(leftEnd + 1)..<rightEnd]

@@ -348,6 +348,9 @@ struct ModerationText: Sendable {
         return map
     }()
 
+    private static let contractionHeads: Set<String> = ["i", "you", "he", "she", "it", "we", "they", "that", "there", "who", "what", "where", "here", "how", "when", "why",
+        "let", "would", "could", "should", "might", "must", "this", "these", "those", "everyone", "everybody", "someone", "somebody", "nobody", "y", "ya"]
+
     private static let contractedIs: Set<String> = ["it", "that", "he", "she", "what", "there", "who", "here", "where", "this", "everything", "nothing", "everyone", "everybody", "let"]
 
     /// "can't" as "can not", "they're" as "they are", "it's" as "it is"; a possessive "'s" is dropped.
@@ -355,6 +358,11 @@ struct ModerationText: Sendable {
         guard let apostrophe = word.firstIndex(of: "'") else { return [word] }
         let head = String(word[..<apostrophe])
         let tail = String(word[word.index(after: apostrophe)...])
+        // "fro'm", "an'd": a mark put inside a word, not a contraction (which follows a pronoun or
+        // an auxiliary, or is a possessive "'s").
+        if tail != "s", !contractionHeads.contains(head), !(tail == "t" && head.hasSuffix("n")), ModerationSpelling.words.contains(head + tail) {
+            return [head + tail]
+        }
         switch tail {
         case "t":
             switch head {
