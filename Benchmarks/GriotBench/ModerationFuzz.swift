@@ -21,19 +21,8 @@ enum ModerationFuzz {
         case repeatedLetters = "repeated letters"
     }
 
-    /// SplitMix64: small, fast, and the same on every platform (unlike `SystemRandomNumberGenerator`).
-    struct Stream: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func chance(_ probability: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < probability }
-        mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
-    }
+    /// The bench's seeded generator (`SplitMix`), with the two draws the techniques make.
+    typealias Stream = SplitMix
 
     static func seed(_ text: String, _ technique: Technique, _ number: Int) -> UInt64 {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
@@ -44,7 +33,7 @@ enum ModerationFuzz {
     /// One disguised variant: words of three ASCII letters or more are disguised with
     /// probability 0.6, at least one of them.
     static func variant(of text: String, technique: Technique, number: Int) -> String {
-        var stream = Stream(state: seed(text, technique, number))
+        var stream = Stream(seed: seed(text, technique, number))
         var words: [(range: Range<String.Index>, word: String)] = []
         var start: String.Index?
         for index in text.indices {
@@ -143,4 +132,9 @@ enum ModerationFuzz {
     ]
 
     static let invisibles: [Unicode.Scalar] = ["\u{200B}", "\u{200C}", "\u{200D}", "\u{2060}", "\u{00AD}", "\u{FE0F}", "\u{FEFF}"]
+}
+
+extension SplitMix {
+    mutating func chance(_ probability: Double) -> Bool { Double(next() >> 11) / Double(1 << 53) < probability }
+    mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
 }

@@ -249,15 +249,8 @@ func modelEngine(_ provider: any ChatProvider) async throws -> ChatEngine {
     /// added, line breaks, pieces cut anywhere. Every one, played from the cassette, must give
     /// the stored reply byte for byte with the same flags and citations.
     @Test func randomRepliesPlayBackByteForByte() async throws {
-        struct Generator {
-            var state: UInt64
-            mutating func next(_ bound: Int) -> Int {
-                state = state &* 6364136223846793005 &+ 1442695040888963407
-                return Int((state >> 33) % UInt64(bound))
-            }
-        }
         @Sendable func reply(_ n: Int, _ request: StubChatServer.Request) -> StubReply {
-            var random = Generator(state: UInt64(n) &* 0x9E3779B97F4A7C15 &+ 35)
+            var random = SplitMix64(seed: UInt64(n) &+ 35)
             let messages = (request.json["messages"] as? [[String: Any]] ?? []).compactMap { $0["content"] as? String }.joined(separator: "\n")
             // Each passage's text: between its fence lines.
             var passages: [String] = []
@@ -272,16 +265,16 @@ func modelEngine(_ provider: any ChatProvider) async throws -> ChatEngine {
                     .filter { $0.1.split(separator: " ").count >= 5 }
             }
             var text = ""
-            for _ in 0..<(2 + random.next(5)) {
+            for _ in 0..<(2 + Int.random(in: 0..<5, using: &random)) {
                 guard !sentences.isEmpty else { break }
-                let (number, sentence) = sentences[random.next(sentences.count)]
-                switch random.next(12) {
+                let (number, sentence) = sentences[Int.random(in: 0..<sentences.count, using: &random)]
+                switch Int.random(in: 0..<12, using: &random) {
                 case 0: text += "\(sentence) [\(number)]. "
                 case 1: text += "She said \u{201C}\(sentence)\u{201D} [\(number)]. "
                 case 2: text += "They said \u{201C}we crossed the river on a Tuesday in 1931\u{201D} [\(number)]. "
                 case 3: text += sentence.replacingOccurrences(of: "a", with: "no") + " in 1990 [\(number)]. "
                 case 4: text += "\(sentence) [\(passages.count + 3)]. "
-                case 5: text += "Call 601-555-01\(10 + random.next(80)) or write to ida.carter\(random.next(9))@example.com about it [\(number)]. "
+                case 5: text += "Call 601-555-01\(10 + Int.random(in: 0..<80, using: &random)) or write to ida.carter\(Int.random(in: 0..<9, using: &random))@example.com about it [\(number)]. "
                 case 6: text += "\n\n\(sentence) [\(number)][\(max(1, number - 1))].\n"
                 case 7: text += "Zofia Łukasiewicz and 李秀英 remembered it too [\(number)]. "
                 case 9: text += "\(sentence), \(sentence.lowercased()), and again \(sentence.lowercased()), which she told at every supper for forty years [\(number)]. "
@@ -293,7 +286,7 @@ func modelEngine(_ provider: any ChatProvider) async throws -> ChatEngine {
             var pieces: [String] = []
             var rest = Substring(text)
             while !rest.isEmpty {
-                let size = min(rest.count, 1 + random.next(12))
+                let size = min(rest.count, 1 + Int.random(in: 0..<12, using: &random))
                 pieces.append(String(rest.prefix(size)))
                 rest = rest.dropFirst(size)
             }
