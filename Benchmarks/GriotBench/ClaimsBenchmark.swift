@@ -67,17 +67,14 @@ struct ClaimsBenchmark: ParsableCommand {
             verdicts.reserveCapacity(items.count)
             // As a turn checks a cited sentence (`CitationCheck`): a quote must be in the passage,
             // then the facts, kinship words and negation around it.
+            let abouts = items.map { CitationCheck.about($0.about, description: $0.story?.description, date: $0.story?.date) }
             var outcomes: [CitationCheck.Outcome] = []
             outcomes.reserveCapacity(items.count)
-            for item in items {
-                let about = CitationCheck.about(item.about, description: item.story?.description, date: item.story?.date)
+            for (item, about) in zip(items, abouts) {
                 outcomes.append(CitationCheck.outcome(claim: item.claim, passage: item.passage, about: about, title: item.about.first ?? ""))
             }
             let seconds = Date().timeIntervalSince(started)
-            for item in items {
-                let about = CitationCheck.about(item.about, description: item.story?.description, date: item.story?.date)
-                verdicts.append(GroundedClaim.check(item.claim, passage: item.passage, about: about))
-            }
+            for (item, about) in zip(items, abouts) { verdicts.append(GroundedClaim.check(item.claim, passage: item.passage, about: about)) }
             for ((item, verdict), outcome) in zip(zip(items, verdicts), outcomes) {
                 let ours = outcome != .verified
                 let described = (item.about + [item.passage]).joined(separator: "\n")
