@@ -35,6 +35,21 @@ struct ModerationBenchmark: AsyncParsableCommand {
     @Option(help: "The tuning file for indirect harm and its benign look-alikes (failures printed).")
     var indirectTuning = "evals/moderation/indirect-tuning.jsonl"
 
+    @Option(help: "The second held-out set of indirect harm and benign look-alikes (written 2026-11-29 before further tuning; figures only).")
+    var indirectHoldout2 = "evals/moderation/indirect-holdout-2.jsonl"
+
+    @Option(help: "The second held-out set of harmful messages to disguise (figures only), with the harmful lines of --indirect-holdout2.")
+    var fuzzHoldout2 = "evals/moderation/fuzz-holdout-2.jsonl"
+
+    @Option(help: "Print how the moderator reads this message (its words after normalising, and its decision), then stop. Repeatable.")
+    var explain: [String] = []
+
+    @Flag(help: "Tuning runs: print the tuning files and their misses only; no held-out file is read, so none of its figures is seen while rules are set.")
+    var tuningOnly = false
+
+    @Option(help: "The second tuning file for indirect harm and its benign look-alikes (issue 35, second round; failures printed).")
+    var indirectTuning2 = "evals/moderation/indirect-tuning-2.jsonl"
+
     @Option(help: "The multilingual held-out file (figures only): normalising must leave other scripts as they read.")
     var multilingual = "evals/moderation/multilingual.jsonl"
 
@@ -116,6 +131,14 @@ struct ModerationBenchmark: AsyncParsableCommand {
             print("moderator: rules and the semantic layer (\(semantics.prototypeCount) prototypes, static MiniLM vectors from \(folder.path))")
         }
 
+        if !explain.isEmpty {
+            for text in explain {
+                let result = moderator.classify(text)
+                print("\(Self.decision(result)) | \(LocalModerator.reading(text)) | \(result)")
+            }
+            return
+        }
+
         let ours = Scores(suite, predicted: suite.map { moderator.classify($0.text).blocks })
         var peer: Scores?
         var peerMicroseconds: Double?
@@ -174,7 +197,9 @@ struct ModerationBenchmark: AsyncParsableCommand {
         if let peerOwn { print("  better_profanity (block when profane; no crisis routing): \(peerOwn.right)/\(peerOwn.total) agree on block or not") }
         var files: [(name: String, cases: [Case])] = [("cases", own)]
         for (name, path, printFailures) in [("held-out", holdout, false), ("crafted", crafted, false), ("tuning", tuning, true),
-                                            ("indirect held-out", indirectHoldout, false), ("indirect tuning", indirectTuning, true), ("multilingual", multilingual, false)] {
+                                            ("indirect held-out", indirectHoldout, false), ("indirect held-out, second set", indirectHoldout2, false),
+                                            ("indirect tuning", indirectTuning, true), ("indirect tuning, second round", indirectTuning2, true),
+                                            ("multilingual", multilingual, false)] where printFailures || !tuningOnly {
             guard FileManager.default.fileExists(atPath: path) else { print("\n\(name): \(path) not found, skipped"); continue }
             let loaded = try Self.loadCases(path)
             print("\n\(name.capitalized) (\(path), \(loaded.count) lines\(printFailures ? "" : "; figures only, no line is printed"))")
@@ -230,18 +255,18 @@ struct ModerationBenchmark: AsyncParsableCommand {
     /// still stopped per technique, and of benign messages: the share still allowed. Tuning
     /// sources print their misses; held-out and HateCheck sources print figures only.
     func reportFuzz(moderator: LocalModerator, suite: [Labelled]) throws {
-        let tuningCases = try [cases, tuning, indirectTuning].filter { FileManager.default.fileExists(atPath: $0) }.flatMap { try Self.loadCases($0) }
+        let tuningCases = try [cases, tuning, indirectTuning, indirectTuning2].filter { FileManager.default.fileExists(atPath: $0) }.flatMap { try Self.loadCases($0) }
         let heldOutCases = try [fuzzHoldout, holdout, "evals/moderation/holdout-2.jsonl", "evals/moderation/holdout-3.jsonl", indirectHoldout]
             .filter { FileManager.default.fileExists(atPath: $0) }.flatMap { try Self.loadCases($0) }
         let sets: [(name: String, harmful: [String], benign: [String], printMisses: Bool)] = [
-            ("tuning (cases, tuning, indirect tuning)", tuningCases.filter { $0.expect != "allow" }.map(\.text), tuningCases.filter { $0.expect == "allow" }.map(\.text), true),
+            ("tuning (cases, tuning, both indirect tuning files)", tuningCases.filter { $0.expect != "allow" }.map(\.text), tuningCases.filter { $0.expect == "allow" }.map(\.text), true),
             ("held-out (fuzz-holdout and the held-out files)", heldOutCases.filter { $0.expect != "allow" }.map(\.text), heldOutCases.filter { $0.expect == "allow" }.map(\.text), false),
             ("HateCheck", suite.filter(\.hateful).map(\.text), suite.filter { !$0.hateful }.map(\.text), false),
-        ]
+        ] + (try secondHeldOutSet())
         print("\nDisguised variants (\(fuzzVariants) per message and technique; each word of 3+ letters disguised with probability 0.6)")
         print("| sources | technique | harmful still stopped | benign still allowed |")
         print("|---|---|---|---|")
-        for set in sets {
+        for set in sets where set.printMisses || !tuningOnly {
             let caught = set.harmful.filter { moderator.classify($0).blocks || moderator.classify($0).needsCrisisResponse }
             let allowed = set.benign.filter { !moderator.classify($0).blocks && !moderator.classify($0).needsCrisisResponse }
             let variants = set.name == "HateCheck" ? 1 : fuzzVariants
@@ -267,6 +292,15 @@ struct ModerationBenchmark: AsyncParsableCommand {
             }
             for miss in misses { print("  FUZZ \(miss)") }
         }
+    }
+
+    /// The second held-out set (issue 35, written before the second round of tuning): its own row,
+    /// so its first run and after can be read apart from the files tuned against since.
+    func secondHeldOutSet() throws -> [(name: String, harmful: [String], benign: [String], printMisses: Bool)] {
+        let paths = [fuzzHoldout2, indirectHoldout2].filter { FileManager.default.fileExists(atPath: $0) }
+        guard !paths.isEmpty else { return [] }
+        let cases = try paths.flatMap { try Self.loadCases($0) }
+        return [("held-out, second set (fuzz-holdout-2, indirect-holdout-2)", cases.filter { $0.expect != "allow" }.map(\.text), cases.filter { $0.expect == "allow" }.map(\.text), false)]
     }
 
     /// The pipeline's decision for one message: crisis first, then block, else allow.

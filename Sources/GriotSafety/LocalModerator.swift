@@ -23,6 +23,12 @@ public struct LocalModerator: Moderator {
 
     public func moderate(_ text: String) async -> ModerationResult { classify(text) }
 
+    /// The words the rules read for a message, after every normalisation (`ModerationText`), one
+    /// string: for `griot-bench moderation --explain`, to see why a disguise was or was not read back.
+    public static func reading(_ text: String) -> String {
+        ModerationText(text).tokens.map(\.text).joined(separator: " ")
+    }
+
     public func classify(_ text: String) -> ModerationResult {
         let normalised = ModerationText(text)
         var reading = ModerationReading(normalised)
