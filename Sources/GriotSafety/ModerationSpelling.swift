@@ -93,7 +93,7 @@ enum ModerationSpelling {
         let lexicon = ModerationLexicon.shared
         // Words of the crisis and threat phrases that the common-word list lacks.
         let phraseWords = ["suicidal", "pills", "overdose", "overdosing", "noose", "razor", "razors", "unalive", "worthless", "pathetic", "asshole", "goodbye", "disappear", "paracetamol", "ibuprofen", "tylenol"]
-        return lexicon.known.union(lexicon.slurs.keys).union(euphemisms.keys).union(ModerationSegmentationWords.words).union(phraseWords)
+        return lexicon.known.union(lexicon.slurs.keys).union(euphemisms.keys).union(ModerationSegmentationWords.words).union(ModerationSegmentationWords.ruleWords).union(phraseWords)
             .union(spanishWords)
     }()
 
@@ -136,7 +136,12 @@ enum ModerationSpelling {
                 let leftWord = left.count >= 2 && known.contains(left), rightWord = right.count >= 2 && known.contains(right)
                 // A hyphen joins real compounds ("good-bye", "over-dose"): taken out only between two
                 // fragments, or beside a single letter ("T-he", "fad-E").
-                let joins = bytes[leftEnd] == UInt8(ascii: "-") ? !leftWord && !rightWord || left.count == 1 || right.count == 1 : !(leftWord && rightWord)
+                // Or when one side is no word at all ("Wh-AT", "TA-blets").
+                // The joined word must be a common one or one the rules read ("co-op" is not "coop").
+                let joinedWord = left + right
+                let likely = ModerationSegmentationWords.rank[joinedWord].map { $0 <= 15000 } ?? true
+                let fragment = !words.contains(left) || !words.contains(right)
+                let joins = bytes[leftEnd] == UInt8(ascii: "-") ? (!leftWord && !rightWord || fragment) && likely || left.count == 1 || right.count == 1 : !(leftWord && rightWord)
                 if joins, words.contains(left + right) {
                     out += bytes[index..<leftEnd]
                     out += bytes[(leftEnd + 1)..<rightEnd]

@@ -53,6 +53,9 @@ struct ModerationText: Sendable {
             case "!" where (isLetter(previous) || !word.isEmpty && isLeetSign(previous)) && (isLetter(next) || isLeetSign(next) || next == "*"):
                 // "sh!t", "d!e": an i written as "!".
                 append("i")
+            case "!" where word.isEmpty && (index == 0 || previous == " ") && isLetter(next):
+                // "!n7o", "!diota": an i written as "!" opening a word.
+                append("i")
             case _ where scalar.value >= 0x80 && scalar.properties.isAlphabetic:
                 // Letters of every script stay inside their word ("Łukasiewicz", "matarte"),
                 // so one non-ASCII letter no longer hides a word.
@@ -60,13 +63,20 @@ struct ModerationText: Sendable {
             case "@", "$":
                 // Leetspeak for a and s only when inside or at the edge of a word.
                 // "$7opped": a digit standing for a letter after it, then a letter.
-                let leetAfter = isLeetSign(next) && index + 2 < scalars.count && isLetter(scalars[index + 2])
+                // "$70p": signs for letters, then a letter.
+                var after = index + 1
+                while after < scalars.count, isLeetSign(scalars[after]) { after += 1 }
+                let leetAfter = after > index + 1 && after < scalars.count && isLetter(scalars[after])
                 if isLetter(next) || isLetter(previous) || leetAfter || !word.isEmpty && (isLeetSign(next) || isLeetSign(previous)) { append(scalar) } else { flush() }
             case "'", "\u{2019}":
                 if isLetter(previous) && isLetter(next) { append("'") } else { flush() }
             case "\"", "\u{201C}", "\u{201D}", "\u{00AB}", "\u{00BB}":
                 flush()
                 quoted.toggle()
+            case "." where isLetter(previous) && isLetter(next):
+                // "tMu.x", "P.ArA": a stop between letters with no space is a disguise or an
+                // abbreviation, never the end of a sentence.
+                flush()
             case ".", "?", "!", ";", ":", ",":
                 flush()
                 raw.append(ModerationToken(text: String(scalar), quoted: quoted, sentence: sentence, isPunctuation: true))
@@ -88,7 +98,10 @@ struct ModerationText: Sendable {
         while index < raw.count {
             var end = index
             while end < raw.count, !raw[end].isPunctuation, raw[end].text.count == 1 { end += 1 }
-            if end - index >= 3 {
+            // "w o n't", "i s n't": two letters and a contraction opening with a third.
+            let contractionNext = end < raw.count && !raw[end].isPunctuation && raw[end].text.count >= 3
+                && raw[end].text.dropFirst().first == "'"
+            if end - index >= 3 || end - index == 2 && contractionNext {
                 // Spread-out words that follow one another run together ("d o n e w i t h"): the
                 // run is cut back into the words the lexicon knows. A contraction after it
                 // ("d o n't", "t h e r e's") ends the run's last word.
@@ -118,6 +131,11 @@ struct ModerationText: Sendable {
             if token.isPunctuation { tokens.append(token); continue }
             var spelt = Self.decodeLeet(token.text)
             if spelt.utf8.contains(UInt8(ascii: "*")) { spelt = ModerationSpelling.uncensored(spelt) }
+            // "u'naLiVe", "սnαӏiνє": a euphemism behind a mark or look-alike letters is still the euphemism.
+            if ModerationSpelling.euphemisms[spelt] == nil {
+                let bare = Self.readBack(spelt.replacingOccurrences(of: "'", with: ""))
+                if ModerationSpelling.euphemisms[bare] != nil { spelt = bare }
+            }
             // "kkkms", "unaalive": a euphemism with its letters doubled is still the euphemism.
             if ModerationSpelling.euphemisms[spelt] == nil, ModerationSpelling.euphemisms[ModerationLexicon.undouble(spelt)] != nil { spelt = ModerationLexicon.undouble(spelt) }
             // "kms", "unalive", "sewerslide": the euphemism read as what it stands for ("12 kms" is a distance).
@@ -136,8 +154,12 @@ struct ModerationText: Sendable {
                 tokens[tokens.count - 1].text = "suicide"
                 continue
             }
+            // "waasnnnn't": the letters before a contraction read back first, so it expands as "wasn't".
+            if let apostrophe = spelt.firstIndex(of: "'"), let head = Self.likeliestRuns(String(spelt[..<apostrophe])) {
+                spelt = head + spelt[apostrophe...]
+            }
             for piece in Self.expand(spelt) {
-                for part in lexicon.repaired(Self.lookalikeLetters(Self.undoubled(piece))) {
+                for part in lexicon.repaired(Self.readBack(piece)) {
                     if let last = tokens.last, !last.isPunctuation, lexicon.slurs[last.text + part] != nil {
                         tokens[tokens.count - 1].text = last.text + part
                         continue
@@ -148,30 +170,27 @@ struct ModerationText: Sendable {
         }
     }
 
-    /// A run of joined single letters cut into known words, longest words first; letters no
-    /// known word covers stay together as one piece ("iwasdead" as "i was dead", "grandpaotis"
-    /// keeps "otis"). A run the lexicon knows whole ("kill") is one piece.
+    /// A run of joined single letters cut into known words, the likeliest cut winning: each word
+    /// costs the logarithm of its rank among common English words (`ModerationSegmentationWords`,
+    /// commonest first) plus a constant, so common words and fewer of them win ("the sea tonight",
+    /// not "these a tonight"); letters no known word covers cost more than any word and stay
+    /// together as one piece ("iwasdead" as "i was dead", "grandpaotis" keeps "otis"). A run the
+    /// lexicon knows whole ("kill") is one piece.
     static func segmented(_ run: String) -> [String] {
         let lexicon = ModerationLexicon.shared
         let letters = Array(run)
         guard letters.count > 3, letters.count <= 80, !lexicon.known.contains(run) else { return [run] }
-        func isWord(_ piece: String) -> Bool {
-            if ModerationSpelling.words.contains(piece) { return true }
-            return piece.count > 3 && piece.hasSuffix("s") && ModerationSpelling.words.contains(String(piece.dropLast()))
-        }
-        // score[i]: the best cut of the first i letters, each known word scoring its length
-        // squared and each uncovered letter -1, so long words win ("nights i", not "night si").
-        var score = [Int](repeating: .min / 2, count: letters.count + 1)
+        var cost = [Double](repeating: .infinity, count: letters.count + 1)
         var from = [Int](repeating: 0, count: letters.count + 1)
         var known = [Bool](repeating: false, count: letters.count + 1)
-        score[0] = 0
+        cost[0] = 0
         for end in 1...letters.count {
             for start in max(0, end - 20)..<end {
                 let piece = String(letters[start..<end])
-                let word = isWord(piece)
-                guard word || end - start == 1 else { continue }
-                let candidate = score[start] + (word ? (end - start) * (end - start) : -1)
-                if candidate > score[end] { score[end] = candidate; from[end] = start; known[end] = word }
+                let weight = wordCost(piece) ?? (end - start == 1 ? uncoveredLetterCost : nil)
+                guard let weight else { continue }
+                let candidate = cost[start] + weight
+                if candidate < cost[end] { cost[end] = candidate; from[end] = start; known[end] = end - start > 1 || weight < uncoveredLetterCost }
             }
         }
         var pieces: [(text: String, known: Bool)] = []
@@ -192,6 +211,28 @@ struct ModerationText: Sendable {
         return out
     }
 
+    /// A letter no known word covers: dearer than the rarest word, so a cut uses words where it can.
+    private static let uncoveredLetterCost = 16.0
+
+    /// What a known word costs in a cut, nil for a piece that is no word: the natural logarithm
+    /// of its rank, plus 4 a word. Words only the moderator's own lists hold (the lexicon, the
+    /// rules' words, Spanish) count as rank 300, since they are what the rules read ("v o y a m a t a r"
+    /// as "voy a matar", not "voy ama tara"); a plural of a known word as twice its rank.
+    static func wordCost(_ piece: String) -> Double? {
+        // "a" and "i" are common, but a one-letter word in a run is more often a cut gone wrong
+        // ("these a tonight", "a renumbered"): they cost as a word of rank 60.
+        if piece == "a" || piece == "i" { return log(60.0) + 4 }
+        guard piece.utf8.count > 1 else { return nil }
+        if let rank = ModerationSegmentationWords.rank[piece] { return log(Double(rank)) + 4 }
+        if ModerationSpelling.words.contains(piece) { return log(300.0) + 4 }
+        if piece.utf8.count > 3, piece.hasSuffix("s") {
+            let single = String(piece.dropLast())
+            if let rank = ModerationSegmentationWords.rank[single] { return log(Double(rank) * 2) + 4 }
+            if ModerationSpelling.words.contains(single) { return log(600.0) + 4 }
+        }
+        return nil
+    }
+
     /// Capitalised words that do not open a sentence, "I" and all-capital words left out.
     static func capitalisedWords(_ text: String) -> Set<String> {
         var found: Set<String> = []
@@ -199,11 +240,20 @@ struct ModerationText: Sendable {
         var opensSentence = true
         var wordOpensSentence = true
         func flush() {
-            if let first = word.first, first.properties.isUppercase, !wordOpensSentence, word.count > 1,
+            // A name is capitalised and otherwise lower case ("Sandra", "O'Brien", "McKay"):
+            // "THan", "EsSIoN" and "InTeRView" are a disguise's mixed case, not a name.
+            let letters = Array(word)
+            let restLower = letters.indices.dropFirst().allSatisfy { index in
+                !letters[index].properties.isUppercase || letters[index - 1] == "'" || index == 2 && letters[0] == "M" && letters[1] == "c"
+            }
+            // A word that opens a sentence is a name only when it is no common word ("Ngozi parks…", not "Every…").
+            let opener = wordOpensSentence && (ModerationSegmentationWords.rank[String(word).lowercased()].map { $0 <= 3000 } ?? ModerationSpelling.words.contains(String(word).lowercased()))
+            if let first = word.first, first.properties.isUppercase, !opener, word.count > 1, restLower,
                word.dropFirst().contains(where: { $0.properties.isLowercase }) {
                 var name = String(word).lowercased()
                 if name.hasSuffix("'s") { name.removeLast(2) }
-                found.insert(name)
+                // "Th.e" is not a person: a function word is never a name.
+                if !ModerationLexicon.functionWords.contains(name) { found.insert(name) }
             }
             word.removeAll()
         }
@@ -328,6 +378,7 @@ struct ModerationText: Sendable {
     /// moderator knows and the word has a run, the known word it is with its letters doubled or
     /// repeated to slip past a list ("kkeep", "tttooook", "aaand").
     static func undoubled(_ word: String) -> String {
+        if let reading = likeliestRuns(word) { return reading }
         let squeezed = squeeze(word)
         guard !ModerationSpelling.words.contains(squeezed) else { return squeezed }
         let single = ModerationLexicon.undouble(word)
@@ -335,12 +386,86 @@ struct ModerationText: Sendable {
         return undoubledWords[single] ?? squeezed
     }
 
+    /// A word as the lists know it, read back from doubled or repeated letters and from i and l
+    /// swapped (one stroke in most fonts; a Cyrillic "ӏ" is read as i): a common word or one of
+    /// the moderator's own is left alone; otherwise the likeliest known reading wins, each run
+    /// as one letter or two and each i or l as itself or the other, scored by `wordCost` less 5
+    /// a letter and plus 3 a swapped letter ("feei" as "feel", not the rare "fei"; a swap only
+    /// to a common word, so "vais" stays French). A word with
+    /// no known reading falls back to `undoubled` and `lookalikeLetters`.
+    static func readBack(_ word: String) -> String {
+        if isCommon(word) { return word }
+        var runs: [(scalar: Unicode.Scalar, count: Int)] = []
+        for scalar in word.unicodeScalars {
+            if let last = runs.last, last.scalar == scalar { runs[runs.count - 1].count += 1 } else { runs.append((scalar, 1)) }
+        }
+        let repeated = Array(runs.indices.filter { runs[$0].count >= 2 }.prefix(4))
+        let strokes = Array(runs.indices.filter { runs[$0].scalar == "i" || runs[$0].scalar == "l" }.prefix(3))
+        guard word.utf8.count >= 2, !repeated.isEmpty || !strokes.isEmpty else { return lookalikeLetters(undoubled(word)) }
+        var best: (text: String, score: Double)?
+        for doubling in 0..<(1 << repeated.count) {
+            for swapping in 0..<(1 << strokes.count) {
+                var text = String.UnicodeScalarView()
+                var swaps = 0
+                for (index, run) in runs.enumerated() {
+                    var scalar = run.scalar
+                    if let bit = strokes.firstIndex(of: index), swapping & (1 << bit) != 0 { scalar = scalar == "i" ? "l" : "i"; swaps += 1 }
+                    let count = repeated.firstIndex(of: index).map { doubling & (1 << $0) != 0 ? 2 : 1 } ?? run.count
+                    for _ in 0..<count { text.append(scalar) }
+                }
+                let candidate = String(text)
+                // A swap must make a common word or one the rules read: "vais" (French) is not "vals".
+                guard let cost = wordCost(candidate), swaps == 0 || isCommon(candidate) else { continue }
+                let score = cost - 5 * Double(candidate.utf8.count) + 3 * Double(swaps)
+                if best == nil || score < best!.score { best = (candidate, score) }
+            }
+        }
+        return best?.text ?? lookalikeLetters(undoubled(word))
+    }
+
+    /// A word the moderator's own lists hold, or one of the 5,000 commonest: read as written.
+    private static func isCommon(_ word: String) -> Bool {
+        if let rank = ModerationSegmentationWords.rank[word] { return rank <= 5000 }
+        return ModerationSpelling.words.contains(word)
+    }
+
+    /// A word no list knows, with letters doubled or repeated ("beeeeeen", "offf", "kkids"), read
+    /// as the likeliest known word with each run as one letter or two: the candidate with the
+    /// lowest `wordCost` less 5 a letter, so a longer reading wins unless it is much rarer
+    /// ("been", not "ben"; "off", not "of"; "so", not "soo"). Nil when no candidate is known.
+    static func likeliestRuns(_ word: String) -> String? {
+        guard word.utf8.count >= 3, !ModerationSpelling.words.contains(word) else { return nil }
+        var runs: [(scalar: Unicode.Scalar, count: Int)] = []
+        for scalar in word.unicodeScalars {
+            if let last = runs.last, last.scalar == scalar { runs[runs.count - 1].count += 1 } else { runs.append((scalar, 1)) }
+        }
+        let repeated = runs.indices.filter { runs[$0].count >= 2 }
+        guard !repeated.isEmpty, repeated.count <= 6 else { return nil }
+        var best: (text: String, score: Double)?
+        for choice in 0..<(1 << repeated.count) {
+            var text = String.UnicodeScalarView()
+            for (index, run) in runs.enumerated() {
+                let doubled = repeated.firstIndex(of: index).map { choice & (1 << $0) != 0 } ?? false
+                text.append(run.scalar)
+                if doubled { text.append(run.scalar) }
+            }
+            let candidate = String(text)
+            guard let cost = wordCost(candidate) else { continue }
+            let score = cost - 5 * Double(candidate.utf8.count)
+            if best == nil || score < best!.score { best = (candidate, score) }
+        }
+        return best?.text
+    }
+
     /// Common words with every doubled letter single ("tok" for "took"), mapped to the word;
     /// the lexicon's own words win a tie.
     private static let undoubledWords: [String: String] = {
         var map: [String: String] = [:]
         let lexicon = Array(ModerationLexicon.shared.known).sorted()
-        let common = ModerationSpelling.words.sorted { ($0.count, $0) < ($1.count, $1) }
+        // Common words commonest first ("tok" is "took" before it is a rarer word), then the
+        // moderator's own words no common list holds.
+        let ranked = ModerationSegmentationWords.words
+        let common = ModerationSegmentationWords.ranked + ModerationSpelling.words.filter { !ranked.contains($0) }.sorted { ($0.count, $0) < ($1.count, $1) }
         for word in lexicon + common where word.count >= 2 {
             let single = ModerationLexicon.undouble(word)
             if map[single] == nil { map[single] = word }
