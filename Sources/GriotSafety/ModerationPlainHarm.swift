@@ -8,6 +8,8 @@ enum ModerationPlainHarm {
         "said", "says", "told", "tells", "remembered", "remembers", "recalled", "recalls", "described", "describes", "recounted", "recounts",
         "interview", "interviewer", "narrative", "archive", "recording", "account", "story", "wrote", "history", "novel", "character",
         "call", "calling", "called", "saying",
+        // Second round (issue 35): a family's documents quoted.
+        "diary", "diaries", "journal", "memoir", "legend", "clipping", "newspaper", "transcript", "writes",
     ]
     private static let teaching: Set<String> = ["explain", "lesson", "class", "training", "students", "teachers", "workshop", "module", "prevention", "warning", "signs", "friend", "someone", "classmate"]
     private static let firstPerson: Set<String> = ["i", "me", "my", "myself", "im"]
@@ -35,11 +37,50 @@ enum ModerationPlainHarm {
         // Issue 35: threats that name no act.
         ["your", "days", "are", "numbered"], ["watch", "your", "back"], ["you", "will", "not", "be", "around", "to"], ["shame", "if", "your"],
         ["careful", "walking", "to", "your"], ["i", "know", "where", "your"], ["coming", "for", "you"], ["you", "never", "know", "who", "is", "waiting"],
+        // Second round (issue 35): what is foretold for the reader, with no act named.
+        ["you", "will", "regret", "this"], ["you", "will", "be", "sorry"], ["you", "are", "going", "to", "be", "sorry"], ["you", "are", "going", "to", "regret"],
+        ["you", "are", "going", "to", "wish"], ["you", "will", "wish", "you"], ["wish", "you", "had", "never", "met", "me"],
+        ["while", "you", "still", "can"], ["might", "be", "your", "last"], ["could", "be", "your", "last"], ["will", "be", "your", "last"], ["enjoy", "your", "last"],
+        ["count", "your", "days"], ["your", "time", "is", "running", "out"], ["your", "time", "is", "up"], ["last", "warning"], ["final", "warning"],
+        ["pity", "if", "something"], ["pity", "if", "your"], ["pity", "if", "it"], ["shame", "if", "it"],
+        ["lock", "my", "doors", "tonight", "if", "i", "were", "you"], ["lock", "your", "doors"], ["checking", "under", "it"], ["check", "under", "your", "car"],
+        ["better", "hope", "we", "never", "meet"], ["hope", "we", "never", "meet"], ["people", "who", "cross", "me"], ["crossing", "me"], ["tend", "to", "disappear"],
+        ["you", "will", "never", "speak", "again"], ["never", "see", "the", "next"], ["will", "not", "see", "the", "next"], ["planning", "a", "funeral"], ["plan", "your", "funeral"],
+        ["who", "you", "are", "dealing", "with"], ["you", "will", "find", "out", "soon"], ["when", "i", "find", "you"], ["when", "they", "see", "what", "i", "do"],
+        ["what", "happens", "to", "snitches"], ["snitches", "get"], ["get", "what", "is", "coming"], ["what", "is", "coming", "to", "you"], ["have", "no", "idea", "what", "is", "coming"],
+        ["you", "like", "hospitals"], ["stop", "asking", "nicely"], ["worst", "thing", "that", "happens", "to", "you"], ["pay", "you", "a", "visit"], ["pay", "her", "a", "visit"], ["pay", "him", "a", "visit"],
+        ["not", "so", "brave", "when"], ["be", "so", "brave", "when"], ["nobody", "is", "around", "to", "help", "you"], ["no", "one", "is", "around", "to", "help", "you"],
+        ["this", "is", "not", "over"], ["see", "how", "that", "works", "out", "for", "your"], ["ugly", "for", "you"], ["you", "will", "get", "yours"],
+        ["luck", "is", "about", "to", "run", "out"], ["luck", "is", "running", "out"], ["remember", "that", "when", "you"], ["i", "will", "be", "right", "there"],
+        ["turn", "around", "and", "i"], ["who", "you", "make", "enemies"], ["people", "who", "talk", "too", "much"], ["think", "twice", "before", "leaving"],
+        ["leaving", "the", "house", "this", "week", "if", "i", "were", "you"], ["stay", "inside", "if", "i", "were", "you"],
+    ]
+    /// Second round (issue 35): a threat is in the negation itself ("you won't see the next
+    /// birthday"), so these phrases are not cancelled by a "not" or "never" in the sentence.
+    private static let negatedThreats: [[String]] = [
+        ["never", "see", "the", "next"], ["will", "not", "see", "the", "next"], ["you", "will", "never", "speak", "again"], ["better", "hope", "we", "never", "meet"],
+        ["hope", "we", "never", "meet"], ["not", "so", "brave", "when"], ["wish", "you", "had", "never", "met", "me"], ["have", "no", "idea", "what", "is", "coming"],
+        ["nobody", "is", "around", "to", "help", "you"], ["no", "one", "is", "around", "to", "help", "you"], ["worst", "thing", "that", "happens", "to", "you"],
+        ["this", "is", "not", "over"],
+    ]
+    /// An attack on a crowd, said with intent.
+    private static let crowdAttacks: [[String]] = [
+        ["shoot", "up"], ["shooting", "up"], ["gun", "down"], ["start", "shooting"], ["open", "fire"], ["kill", "as", "many"], ["take", "out", "as", "many"],
+        ["finish", "every", "one"], ["finish", "all", "of", "them"], ["into", "the", "crowd"], ["chain", "the"], ["lock", "the", "doors"], ["with", "them", "inside"],
+        ["pipe", "bombs"], ["pipe", "bomb"], ["a", "bomb"], ["make", "it", "a", "massacre"], ["make", "it", "a", "bloodbath"], ["deal", "with", "the", "whole"],
+        ["through", "the", "crowd"], ["die", "with", "the", "rest"], ["carrying", "bodies"], ["with", "bullets"], ["showed", "up", "armed"], ["show", "up", "armed"],
+        ["full", "of", "explosives"], ["loaded", "the", "magazines"], ["is", "going", "to", "die"], ["are", "going", "to", "die"], ["going", "to", "be", "a", "massacre"],
     ]
     /// A public gathering, where an attack would be on everyone in the room.
-    private static let gatherings: Set<String> = ["meeting", "council", "hearing", "forum", "rally", "session", "assembly", "courthouse", "committee", "commissioners", "pta", "hoa"]
+    private static let gatherings: Set<String> = ["meeting", "council", "hearing", "forum", "rally", "session", "assembly", "courthouse", "committee", "commissioners", "pta", "hoa",
+        "parade", "crowd", "congregation", "ceremony", "graduation", "concert", "festival", "protest", "march", "vigil", "mass", "service", "sermon", "hall", "stadium",
+        "market", "mall", "convention", "association", "board", "union", "parish", "synagogue", "mosque", "church", "temple", "town",
+        "commencement", "jury", "chamber", "prayers", "congregation", "audience", "fair", "carnival", "rodeo"]
     /// Where a named person's habits are said to be known: "every morning", "his schedule".
-    private static let routine: Set<String> = ["every", "schedule", "routine", "always", "alone", "tracking", "followed", "memorised", "memorized", "learned", "watching"]
+    private static let routine: Set<String> = ["every", "schedule", "routine", "always", "alone", "tracking", "followed", "memorised", "memorized", "learned", "watching",
+        "watched", "clocked", "shift", "dawn", "midnight", "usually", "each", "same", "route", "week", "whole", "hours",
+        // What a person does at a time and place: "when she leaves the school", "drops the twins at daycare".
+        "leaves", "uses", "takes", "walks", "drives", "parks", "opens", "closes", "locks", "jogs", "drops", "arrives", "finishes", "commutes"]
     private static let abuse: Set<String> = [
         "scum", "leech", "coward", "trash", "garbage", "vermin", "parasite", "subhuman", "cockroach", "rat", "pig", "worm", "brainless",
         "spineless", "stain", "maggot", "waste", "pathetic", "worthless", "useless", "disgusting", "repulsive", "moron", "idiot", "loser", "animal", "filth", "filthy", "dumbest",
@@ -148,7 +189,7 @@ enum ModerationPlainHarm {
             // hospital"; "my cousin has a gun and knows where Dana lives".
             let caught = (has(["when", "i", "catch"]) || has(["if", "i", "catch"]) || has(["when", "i", "find"]) || has(["when", "i", "get", "my", "hands", "on"]))
                 && (present.contains("dead") || has(["is", "done"]) || has(["are", "done"]))
-            let intent = ["going", "gonna", "will", "am", "i"].contains(where: present.contains)
+            let intent = ["going", "gonna", "will", "am", "i", "plan", "planning"].contains(where: present.contains)
             let hospitalised = intent && words.indices.contains { index in
                 words[index] == "put" && words[index + 1..<min(words.count, index + 5)].contains("in")
                     && words[index + 1..<min(words.count, index + 7)].contains { ["hospital", "ground", "wheelchair", "grave", "coma", "icu"].contains($0) }
@@ -161,11 +202,12 @@ enum ModerationPlainHarm {
             // leaving alive": an attack on a public gathering.
             let armed = ["gun", "guns", "rifle", "bomb", "explosives", "ammo"].contains(where: present.contains)
                 && ["bringing", "bring", "holding", "carrying", "ready", "planning", "going"].contains(where: present.contains)
-            let attack = has(["open", "fire"]) || ["shoot", "bomb", "massacre", "bloodbath"].contains(where: present.contains) || armed
+            let attack = has(["open", "fire"]) || ["shoot", "bomb", "massacre", "bloodbath", "explosives", "grenade", "grenades", "bullets"].contains(where: present.contains)
+                || armed || crowdAttacks.contains(where: has)
             let nobodyLeaves = (present.contains("nobody") || has(["no", "one"]) || present.contains("everybody") || present.contains("everyone"))
                 && (has(["leaving", "alive"]) || has(["walking", "out"]) || has(["going", "to", "die"]))
             let massViolence = !present.isDisjoint(with: gatherings) && (attack && intent || nobodyLeaves)
-            if !denied, arson || caught || hospitalised || armedAndWatching || massViolence || veiled.contains(where: has) {
+            if !denied && (arson || caught || hospitalised || armedAndWatching || massViolence || veiled.contains(where: has)) || negatedThreats.contains(where: has) {
                 result.violence = max(result.violence, 0.85)
                 result.harassment = max(result.harassment, 0.85)
                 result.reasons.append("veiled threat against a person")
@@ -189,11 +231,36 @@ enum ModerationPlainHarm {
             guard phrase.count <= all.count else { return false }
             return (0...(all.count - phrase.count)).contains { start in phrase.indices.allSatisfy { all[start + $0] == phrase[$0] } }
         }
-        let namedRoutine = !text.names.isDisjoint(with: message) && !message.isDisjoint(with: routine) && message.isDisjoint(with: telling)
+        // A clock time ("at 8:10", "at six") is a routine known too.
+        let clockTime = all.indices.contains { all[$0] == "at" && $0 + 1 < all.count
+            && (all[$0 + 1].allSatisfy(\.isNumber) || ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "noon", "midnight", "dawn", "dusk"].contains(all[$0 + 1])) }
+        // The person is named ("Sandra") or, when the disguise hid the capital ("S a n d r a"),
+        // spoken of as he or she.
+        let person = !text.names.isDisjoint(with: message) || !message.isDisjoint(with: ["he", "she", "his", "her", "him"])
+        let namedRoutine = person && (!message.isDisjoint(with: routine) || clockTime) && message.isDisjoint(with: telling)
         let foretold = said(["see", "it", "coming"]) || said(["get", "hurt"]) || said(["that", "is", "where", "it", "happens"]) || said(["much", "longer"])
             || said(["going", "to", "regret"]) || said(["will", "regret"]) || said(["pay", "for"]) || said(["make", "it", "home"]) || said(["is", "done"])
             || said(["what", "is", "coming"]) || said(["end", "this"]) || said(["settle", "this"]) || said(["i", "will", "be", "waiting"]) || said(["when", "the", "lights", "go"])
-        if namedRoutine && foretold {
+            // Second round (issue 35): what is foretold for them, with no act named.
+            || said(["not", "coming", "back"]) || said(["will", "not", "come", "back"]) || said(["not", "drive", "home"]) || said(["will", "not", "make", "it"]) || said(["not", "getting", "away"])
+            || said(["last", "night", "doing"]) || said(["get", "what"]) || said(["make", "him", "pay"]) || said(["make", "her", "pay"]) || said(["nobody", "will", "hear"])
+            || said(["no", "one", "will", "hear"]) || said(["bad", "day"]) || said(["end", "her"]) || said(["end", "him"]) || said(["find", "out", "what", "happens"])
+            || said(["while", "he", "can"]) || said(["while", "she", "can"]) || said(["while", "they", "can"]) || said(["accidents", "happen"]) || said(["will", "be", "there"])
+            || said(["be", "waiting"]) || said(["not", "forget"]) || said(["regret"]) || said(["visit"]) || said(["should", "stop", "talking"]) || said(["drop", "the"])
+        // Second round (issue 35): the harm foretold as what happens to them next, in a sentence
+        // about him or her in the future ("she'll never hear me", "he's going to pay", "that's when
+        // I'll settle things"), or a demand made through them ("tell Chidi to withdraw…").
+        let aboutThem = sentences.contains { words in
+            let present = Set(words)
+            let them = !present.isDisjoint(with: ["he", "she", "they", "him", "her", "them"])
+            let future = words.containsPhrase(["going", "to"]) || !present.isDisjoint(with: ["will", "gonna", "tonight", "tomorrow", "soon", "next"])
+            let consequence = !present.isDisjoint(with: ["pay", "regret", "sorry", "hear", "surprise", "learn", "lesson", "mistake", "wrong", "suffer", "hurt", "last", "settle", "forget", "away"])
+            return them && future && consequence || words.containsPhrase(["that", "is", "when", "i", "will"]) || words.containsPhrase(["that", "is", "where", "i", "will"])
+        }
+        let demand = all.indices.contains { index in
+            all[index] == "tell" && index + 2 < all.count && text.names.contains(all[index + 1]) && all[index + 2] == "to"
+        }
+        if namedRoutine && (foretold || aboutThem || demand) {
             result.violence = max(result.violence, 0.85)
             result.harassment = max(result.harassment, 0.85)
             result.reasons.append("threat against a named person whose routine is known")

@@ -21,16 +21,29 @@ enum ModerationSpanish {
         // Issue 35: a wish for the reader's death, coming for them, knowing their hours.
         ["ojala", "te", "mueras"], ["que", "te", "mueras"], ["voy", "a", "ir", "por", "ti"], ["ire", "por", "ti"], ["a", "que", "hora", "sales"],
         ["te", "estare", "esperando"], ["cuida", "a", "tus", "hijos"], ["dar", "una", "paliza"], ["hijo", "de", "puta"],
+        // Second round: waiting with a weapon, a child who will not come home, "you are dead".
+        ["voy", "a", "esperarte"], ["te", "voy", "a", "esperar"], ["te", "voy", "a", "buscar"], ["voy", "a", "buscarte"], ["te", "voy", "a", "encontrar"], ["te", "encontrare"],
+        ["con", "un", "cuchillo"], ["con", "una", "pistola"], ["con", "un", "arma"], ["no", "va", "a", "volver"], ["no", "van", "a", "volver"], ["si", "no", "te", "callas"],
+        ["vas", "a", "morir"], ["te", "vas", "a", "morir"], ["estas", "muerto"], ["estas", "muerta"], ["hombre", "muerto"], ["mujer", "muerta"], ["te", "mato"], ["te", "matare"],
+        ["sabemos", "donde", "vives"], ["cuidate", "la", "espalda"], ["con", "quien", "te", "metes"], ["te", "arrepentiras"], ["lo", "vas", "a", "lamentar"], ["lo", "vas", "a", "pagar"],
+        ["te", "va", "a", "pasar", "algo"], ["le", "va", "a", "pasar", "algo"], ["les", "puede", "pasar", "algo"], ["te", "puede", "pasar", "algo"], ["tus", "dias", "estan", "contados"],
+        ["se", "que", "dia"], ["se", "a", "que", "hora"], ["se", "cuando", "sales"], ["se", "por", "donde", "pasas"], ["te", "rajo"], ["te", "parto"], ["va", "a", "sufrir"], ["vas", "a", "sufrir"],
     ]
+    /// "te vamos a quemar", "matarte": the future with "vamos", and a violent verb with "te" joined.
+    static let violentVerbsAtYou: Set<String> = ["matarte", "golpearte", "pegarte", "romperte", "partirte", "apunalarte", "dispararte", "quemarte", "ahorcarte",
+                                                 "destrozarte", "reventarte", "acuchillarte", "lastimarte", "rajarte", "colgarte", "enterrarte"]
     /// Groups named in the plural ("los inmigrantes", "los judíos"), accents folded.
     static let groups: Set<String> = ["inmigrantes", "negros", "judios", "moros", "gitanos", "maricones", "musulmanes", "mujeres", "indios", "gays", "refugiados",
-                                       "extranjeros", "latinos", "chinos", "arabes", "homosexuales", "sudacas", "negras", "lesbianas", "migrantes", "africanos"]
+                                       "extranjeros", "latinos", "chinos", "arabes", "homosexuales", "sudacas", "negras", "lesbianas", "migrantes", "africanos",
+                                       "gente", "pobres", "trans", "indigenas", "mexicanos", "venezolanos", "colombianos", "peruanos", "bolivianos", "ecuatorianos",
+                                       "dominicanos", "haitianos", "cubanos", "asiaticos", "judias", "musulmanas", "ateos", "cristianos", "catolicos", "evangelicos",
+                                       "discapacitados", "ancianos", "viejos", "gordos", "mendigos", "vagabundos", "indocumentados", "ilegales", "rumanos", "marroquies", "gentuza"]
     /// What a group is called to take away its people's worth: animals, vermin, rubbish.
     static let dehumanising: Set<String> = ["ratas", "plaga", "escoria", "basura", "animales", "monos", "parasitos", "cucarachas", "bestias", "inferiores", "alimanas",
                                              "gusanos", "salvajes"]
     /// Ridding the country of a group: said after "hay que" or "deberían".
     static let removal: Set<String> = ["exterminarlos", "exterminarlas", "eliminarlos", "eliminarlas", "echarlos", "echarlas", "matarlos", "matarlas", "morir",
-                                        "deportarlos", "quemarlos", "colgarlos", "desaparecer", "exterminar", "eliminar", "echar", "matar", "muertos", "muertas"]
+                                        "deportarlos", "quemarlos", "colgarlos", "desaparecer", "exterminar", "eliminar", "echar", "matar", "muertos", "muertas", "acabar", "limpiarlos", "limpiarlas", "sacarlos", "sacarlas"]
     static let insults: Set<String> = ["inutil", "idiota", "imbecil", "imbecile", "basura", "estupido", "estupida", "asco", "cobarde", "porqueria", "cabron", "pendejo", "gilipollas", "mierda", "perra", "puta", "zorra", "gusano", "asqueroso", "asquerosa"]
 
     /// Scores for the Spanish phrases found; zero when none is.
@@ -48,8 +61,8 @@ enum ModerationSpanish {
         }
         // "voy a matar…", "te voy a golpear…": a first-person future with a violent verb.
         let futureHarm = words.indices.contains { index in
-            words[index] == "voy" && index + 2 < words.count && words[index + 1] == "a" && violentVerbs.contains(words[index + 2])
-        }
+            ["voy", "vamos"].contains(words[index]) && index + 2 < words.count && words[index + 1] == "a" && violentVerbs.contains(words[index + 2])
+        } || words.contains(where: violentVerbsAtYou.contains) && words.contains { ["voy", "vamos", "quiero", "pienso", "ire"].contains($0) }
         if futureHarm || threats.contains(where: contains) {
             result.violence = 0.9
             result.harassment = max(result.harassment, 0.85)
@@ -59,9 +72,12 @@ enum ModerationSpanish {
         // to be vermin or to be got rid of; "los nazis querían exterminar a los judíos" names no
         // such predicate ("son", "deberían", "hay que").
         for sentence in text.unquotedSentences where sentence.contains(where: groups.contains) {
-            let predicates = sentence.contains("son") || sentence.contains("deberian") || sentence.containsPhrase(["hay", "que"]) || sentence.contains("merecen")
+            let predicates = sentence.contains("son") || sentence.contains("es") || sentence.contains("valen") || sentence.contains("deberian") || sentence.containsPhrase(["hay", "que"]) || sentence.contains("merecen")
+                || sentence.containsPhrase(["no", "merecen", "vivir"]) || sentence.containsPhrase(["merecen", "morir"])
             let worthless = sentence.contains(where: dehumanising.contains) || sentence.containsPhrase(["no", "son", "personas"])
+                || sentence.containsPhrase(["no", "es", "humana"]) || sentence.containsPhrase(["no", "son", "humanos"]) || sentence.containsPhrase(["no", "valen", "nada"])
             let removed = (sentence.containsPhrase(["hay", "que"]) || sentence.contains("deberian")) && sentence.contains(where: removal.contains)
+                || sentence.containsPhrase(["no", "merecen", "vivir"]) || sentence.containsPhrase(["merecen", "morir"])
             if predicates && (worthless || removed) || sentence.containsPhrase(["no", "merecen", "derechos"]) {
                 result.hate = max(result.hate, 0.9)
                 result.reasons.append("dehumanising a group (Spanish)")
