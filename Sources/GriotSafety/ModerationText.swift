@@ -155,8 +155,10 @@ struct ModerationText: Sendable {
                 continue
             }
             // "waasnnnn't": the letters before a contraction read back first, so it expands as "wasn't".
-            if let apostrophe = spelt.firstIndex(of: "'"), let head = Self.likeliestRuns(String(spelt[..<apostrophe])) {
-                spelt = head + spelt[apostrophe...]
+            if let apostrophe = spelt.firstIndex(of: "'") {
+                let head = String(spelt[..<apostrophe])
+                let reading = Self.readBack(head)
+                if reading != head, ModerationSpelling.words.contains(reading) { spelt = reading + spelt[apostrophe...] }
             }
             for piece in Self.expand(spelt) {
                 for part in lexicon.repaired(Self.readBack(piece)) {
@@ -378,7 +380,6 @@ struct ModerationText: Sendable {
     /// moderator knows and the word has a run, the known word it is with its letters doubled or
     /// repeated to slip past a list ("kkeep", "tttooook", "aaand").
     static func undoubled(_ word: String) -> String {
-        if let reading = likeliestRuns(word) { return reading }
         let squeezed = squeeze(word)
         guard !ModerationSpelling.words.contains(squeezed) else { return squeezed }
         let single = ModerationLexicon.undouble(word)
@@ -427,34 +428,6 @@ struct ModerationText: Sendable {
     private static func isCommon(_ word: String) -> Bool {
         if let rank = ModerationSegmentationWords.rank[word] { return rank <= 5000 }
         return ModerationSpelling.words.contains(word)
-    }
-
-    /// A word no list knows, with letters doubled or repeated ("beeeeeen", "offf", "kkids"), read
-    /// as the likeliest known word with each run as one letter or two: the candidate with the
-    /// lowest `wordCost` less 5 a letter, so a longer reading wins unless it is much rarer
-    /// ("been", not "ben"; "off", not "of"; "so", not "soo"). Nil when no candidate is known.
-    static func likeliestRuns(_ word: String) -> String? {
-        guard word.utf8.count >= 3, !ModerationSpelling.words.contains(word) else { return nil }
-        var runs: [(scalar: Unicode.Scalar, count: Int)] = []
-        for scalar in word.unicodeScalars {
-            if let last = runs.last, last.scalar == scalar { runs[runs.count - 1].count += 1 } else { runs.append((scalar, 1)) }
-        }
-        let repeated = runs.indices.filter { runs[$0].count >= 2 }
-        guard !repeated.isEmpty, repeated.count <= 6 else { return nil }
-        var best: (text: String, score: Double)?
-        for choice in 0..<(1 << repeated.count) {
-            var text = String.UnicodeScalarView()
-            for (index, run) in runs.enumerated() {
-                let doubled = repeated.firstIndex(of: index).map { choice & (1 << $0) != 0 } ?? false
-                text.append(run.scalar)
-                if doubled { text.append(run.scalar) }
-            }
-            let candidate = String(text)
-            guard let cost = wordCost(candidate) else { continue }
-            let score = cost - 5 * Double(candidate.utf8.count)
-            if best == nil || score < best!.score { best = (candidate, score) }
-        }
-        return best?.text
     }
 
     /// Common words with every doubled letter single ("tok" for "took"), mapped to the word;
