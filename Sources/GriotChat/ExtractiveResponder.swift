@@ -237,7 +237,8 @@ public struct ExtractiveResponder: ChatProvider {
             grand mere pere mamie papi tante oncle histoire raconte raconter souvient souvenir famille \
             oma opa großmutter großvater mutter vater onkel geschichte erzahl erzahlen erzahlte erinnert familie \
             babcia babci babcie dziadek dziadka dziadkowi mama tata ciocia wujek historia opowiedz pamieta rodzina \
-            جدتي جدي جدة جد أمي أبي قصة حكاية عائلة العائلة تذكر
+            جدتي جدي جدة جد أمي أبي قصة حكاية عائلة العائلة تذكر أحد أي شخص \
+            alguien quelqu jemand ktos
             """
         // Chinese question words and kin, as the character pairs the analyser makes of them.
         let pairs: Set<String> = ["什么", "怎么", "哪里", "哪儿", "为什", "多少", "奶奶", "爷爷", "外婆", "外公", "妈妈", "爸爸", "姥姥", "姥爷", "故事", "记得", "告诉", "讲讲", "时候"]
