@@ -25,57 +25,27 @@ enum ModerationPlainHarm {
     private static let leaving: Set<String> = ["leaving", "giving", "gave", "give", "leave", "have", "take", "look", "found", "after"]
 
     private static let veiled: [[String]] = [
-        ["accidents", "happen", "to"], ["tend", "to", "have", "accidents"], ["be", "a", "shame", "if", "something"],
-        ["shame", "if", "something", "happened"], ["sleep", "with", "one", "eye", "open"], ["watch", "what", "happens"], ["see", "what", "happens", "to"],
-        ["you", "will", "not", "see", "me", "coming"], ["your", "last", "one"], ["i", "know", "what", "car", "you", "drive"], ["i", "know", "your", "schedule"],
-        ["been", "watching", "your"], ["i", "am", "watching", "you"], ["will", "pay", "for", "what", "you", "did"], ["hope", "i", "never", "find", "out", "where", "you", "live"],
-        ["end", "up", "in", "the", "river"], ["end", "up", "dead"], ["end", "up", "in", "a", "ditch"], ["end", "up", "in", "the", "hospital"], ["end", "up", "missing"],
-        ["go", "die"], ["kill", "yourself"], ["you", "never", "walk", "again"], ["never", "walk", "again"], ["you", "will", "never", "see", "again"],
-        ["put", "you", "in", "the", "hospital"], ["put", "you", "in", "hospital"], ["put", "you", "in", "the", "ground"], ["put", "you", "in", "a", "wheelchair"],
-        ["with", "a", "broken", "neck"], ["with", "a", "broken", "jaw"], ["with", "broken", "legs"],
-        ["knows", "where", "you", "live"], ["know", "where", "you", "live"], ["hope", "you", "die"], ["you", "will", "die", "alone"], ["waiting", "outside", "your"],
+        ["accidents", "happen", "to"], ["tend", "to", "have", "accidents"], ["be", "a", "shame", "if", "something"], ["shame", "if", "something", "happened"], ["sleep", "with", "one", "eye", "open"], ["watch", "what", "happens"], ["see", "what", "happens", "to"], ["you", "will", "not", "see", "me", "coming"], ["your", "last", "one"], ["i", "know", "what", "car", "you", "drive"], ["i", "know", "your", "schedule"], ["been", "watching", "your"], ["i", "am", "watching", "you"], ["will", "pay", "for", "what", "you", "did"], ["hope", "i", "never", "find", "out", "where", "you", "live"], ["end", "up", "in", "the", "river"], ["end", "up", "dead"], ["end", "up", "in", "a", "ditch"], ["end", "up", "in", "the", "hospital"], ["end", "up", "missing"], ["go", "die"], ["kill", "yourself"], ["you", "never", "walk", "again"], ["never", "walk", "again"], ["you", "will", "never", "see", "again"], ["put", "you", "in", "the", "hospital"], ["put", "you", "in", "hospital"], ["put", "you", "in", "the", "ground"], ["put", "you", "in", "a", "wheelchair"], ["with", "a", "broken", "neck"], ["with", "a", "broken", "jaw"], ["with", "broken", "legs"], ["knows", "where", "you", "live"], ["know", "where", "you", "live"], ["hope", "you", "die"], ["you", "will", "die", "alone"], ["waiting", "outside", "your"],
         // Issue 35: threats that name no act.
-        ["your", "days", "are", "numbered"], ["watch", "your", "back"], ["you", "will", "not", "be", "around", "to"], ["shame", "if", "your"],
-        ["careful", "walking", "to", "your"], ["i", "know", "where", "your"], ["coming", "for", "you"], ["you", "never", "know", "who", "is", "waiting"],
+        ["your", "days", "are", "numbered"], ["watch", "your", "back"], ["careful", "walking", "to", "your"], ["i", "know", "where", "your"], ["coming", "for", "you"], ["you", "never", "know", "who", "is", "waiting"],
         // Second round (issue 35): what is foretold for the reader, with no act named.
-        ["you", "will", "regret", "this"], ["you", "will", "be", "sorry"], ["you", "are", "going", "to", "be", "sorry"], ["you", "are", "going", "to", "regret"],
-        ["you", "are", "going", "to", "wish"], ["you", "will", "wish", "you"], ["wish", "you", "had", "never", "met", "me"],
-        ["while", "you", "still", "can"], ["might", "be", "your", "last"], ["could", "be", "your", "last"], ["will", "be", "your", "last"], ["enjoy", "your", "last"],
-        ["count", "your", "days"], ["your", "time", "is", "running", "out"], ["your", "time", "is", "up"], ["last", "warning"], ["final", "warning"],
-        ["pity", "if", "something"], ["pity", "if", "your"], ["pity", "if", "it"], ["shame", "if", "it"],
-        ["lock", "my", "doors", "tonight", "if", "i", "were", "you"], ["lock", "your", "doors"], ["checking", "under", "it"], ["check", "under", "your", "car"],
-        ["better", "hope", "we", "never", "meet"], ["hope", "we", "never", "meet"], ["people", "who", "cross", "me"], ["crossing", "me"], ["tend", "to", "disappear"],
-        ["you", "will", "never", "speak", "again"], ["never", "see", "the", "next"], ["will", "not", "see", "the", "next"], ["planning", "a", "funeral"], ["plan", "your", "funeral"],
-        ["who", "you", "are", "dealing", "with"], ["you", "will", "find", "out", "soon"], ["when", "i", "find", "you"], ["when", "they", "see", "what", "i", "do"],
-        ["what", "happens", "to", "snitches"], ["snitches", "get"], ["get", "what", "is", "coming"], ["what", "is", "coming", "to", "you"], ["have", "no", "idea", "what", "is", "coming"],
-        ["you", "like", "hospitals"], ["stop", "asking", "nicely"], ["worst", "thing", "that", "happens", "to", "you"], ["pay", "you", "a", "visit"], ["pay", "her", "a", "visit"], ["pay", "him", "a", "visit"],
-        ["not", "so", "brave", "when"], ["be", "so", "brave", "when"], ["nobody", "is", "around", "to", "help", "you"], ["no", "one", "is", "around", "to", "help", "you"],
-        ["this", "is", "not", "over"], ["see", "how", "that", "works", "out", "for", "your"], ["ugly", "for", "you"], ["you", "will", "get", "yours"],
-        ["luck", "is", "about", "to", "run", "out"], ["luck", "is", "running", "out"], ["remember", "that", "when", "you"], ["i", "will", "be", "right", "there"],
-        ["turn", "around", "and", "i"], ["who", "you", "make", "enemies"], ["people", "who", "talk", "too", "much"], ["think", "twice", "before", "leaving"],
-        ["leaving", "the", "house", "this", "week", "if", "i", "were", "you"], ["stay", "inside", "if", "i", "were", "you"],
+        ["you", "will", "regret", "this"], ["you", "will", "be", "sorry"], ["you", "are", "going", "to", "be", "sorry"], ["you", "are", "going", "to", "regret"], ["you", "are", "going", "to", "wish"], ["you", "will", "wish", "you"], ["while", "you", "still", "can"], ["might", "be", "your", "last"], ["could", "be", "your", "last"], ["will", "be", "your", "last"], ["enjoy", "your", "last"], ["count", "your", "days"], ["your", "time", "is", "running", "out"], ["your", "time", "is", "up"], ["last", "warning"], ["final", "warning"], ["pity", "if", "something"], ["pity", "if", "your"], ["pity", "if", "it"], ["shame", "if", "it"], ["lock", "my", "doors", "tonight", "if", "i", "were", "you"], ["lock", "your", "doors"], ["checking", "under", "it"], ["check", "under", "your", "car"], ["people", "who", "cross", "me"], ["crossing", "me"], ["tend", "to", "disappear"], ["planning", "a", "funeral"], ["plan", "your", "funeral"], ["who", "you", "are", "dealing", "with"], ["you", "will", "find", "out", "soon"], ["when", "i", "find", "you"], ["when", "they", "see", "what", "i", "do"], ["what", "happens", "to", "snitches"], ["snitches", "get"], ["get", "what", "is", "coming"], ["what", "is", "coming", "to", "you"], ["you", "like", "hospitals"], ["stop", "asking", "nicely"], ["pay", "you", "a", "visit"], ["pay", "her", "a", "visit"], ["pay", "him", "a", "visit"], ["be", "so", "brave", "when"], ["see", "how", "that", "works", "out", "for", "your"], ["ugly", "for", "you"], ["you", "will", "get", "yours"], ["luck", "is", "about", "to", "run", "out"], ["luck", "is", "running", "out"], ["remember", "that", "when", "you"], ["i", "will", "be", "right", "there"], ["turn", "around", "and", "i"], ["who", "you", "make", "enemies"], ["people", "who", "talk", "too", "much"], ["think", "twice", "before", "leaving"], ["leaving", "the", "house", "this", "week", "if", "i", "were", "you"], ["stay", "inside", "if", "i", "were", "you"],
     ]
-    /// Second round (issue 35): a threat is in the negation itself ("you won't see the next
-    /// birthday"), so these phrases are not cancelled by a "not" or "never" in the sentence.
+    /// Threats whose negation is the threat ("you won't see the next birthday", "you won't be
+    /// around to…", "a shame if your kids didn't come home"): a "not" or "never" in the sentence
+    /// does not cancel them, as it does the veiled phrases above.
     private static let negatedThreats: [[String]] = [
-        ["never", "see", "the", "next"], ["will", "not", "see", "the", "next"], ["you", "will", "never", "speak", "again"], ["better", "hope", "we", "never", "meet"],
-        ["hope", "we", "never", "meet"], ["not", "so", "brave", "when"], ["wish", "you", "had", "never", "met", "me"], ["have", "no", "idea", "what", "is", "coming"],
-        ["nobody", "is", "around", "to", "help", "you"], ["no", "one", "is", "around", "to", "help", "you"], ["worst", "thing", "that", "happens", "to", "you"],
-        ["this", "is", "not", "over"],
+        ["never", "see", "the", "next"], ["will", "not", "see", "the", "next"], ["you", "will", "never", "speak", "again"], ["better", "hope", "we", "never", "meet"], ["hope", "we", "never", "meet"], ["not", "so", "brave", "when"], ["wish", "you", "had", "never", "met", "me"], ["have", "no", "idea", "what", "is", "coming"], ["nobody", "is", "around", "to", "help", "you"], ["no", "one", "is", "around", "to", "help", "you"], ["worst", "thing", "that", "happens", "to", "you"], ["this", "is", "not", "over"], ["you", "will", "not", "be", "around", "to"], ["shame", "if", "your"],
     ]
     /// An attack on a crowd, said with intent.
     private static let crowdAttacks: [[String]] = [
-        ["shoot", "up"], ["shooting", "up"], ["gun", "down"], ["start", "shooting"], ["open", "fire"], ["kill", "as", "many"], ["take", "out", "as", "many"],
-        ["finish", "every", "one"], ["finish", "all", "of", "them"], ["into", "the", "crowd"], ["chain", "the"], ["lock", "the", "doors"], ["with", "them", "inside"],
-        ["pipe", "bombs"], ["pipe", "bomb"], ["a", "bomb"], ["make", "it", "a", "massacre"], ["make", "it", "a", "bloodbath"], ["deal", "with", "the", "whole"],
-        ["through", "the", "crowd"], ["die", "with", "the", "rest"], ["carrying", "bodies"], ["with", "bullets"], ["showed", "up", "armed"], ["show", "up", "armed"],
-        ["full", "of", "explosives"], ["loaded", "the", "magazines"], ["is", "going", "to", "die"], ["are", "going", "to", "die"], ["going", "to", "be", "a", "massacre"],
+        ["shoot", "up"], ["shooting", "up"], ["gun", "down"], ["start", "shooting"], ["open", "fire"], ["kill", "as", "many"], ["take", "out", "as", "many"], ["finish", "every", "one"], ["finish", "all", "of", "them"], ["into", "the", "crowd"], ["chain", "the"], ["lock", "the", "doors"], ["with", "them", "inside"], ["pipe", "bombs"], ["pipe", "bomb"], ["a", "bomb"], ["make", "it", "a", "massacre"], ["make", "it", "a", "bloodbath"], ["deal", "with", "the", "whole"], ["through", "the", "crowd"], ["die", "with", "the", "rest"], ["carrying", "bodies"], ["with", "bullets"], ["showed", "up", "armed"], ["show", "up", "armed"], ["full", "of", "explosives"], ["loaded", "the", "magazines"], ["is", "going", "to", "die"], ["are", "going", "to", "die"], ["going", "to", "be", "a", "massacre"],
     ]
     /// A public gathering, where an attack would be on everyone in the room.
     private static let gatherings: Set<String> = ["meeting", "council", "hearing", "forum", "rally", "session", "assembly", "courthouse", "committee", "commissioners", "pta", "hoa",
         "parade", "crowd", "congregation", "ceremony", "graduation", "concert", "festival", "protest", "march", "vigil", "mass", "service", "sermon", "hall", "stadium",
         "market", "mall", "convention", "association", "board", "union", "parish", "synagogue", "mosque", "church", "temple", "town",
-        "commencement", "jury", "chamber", "prayers", "congregation", "audience", "fair", "carnival", "rodeo"]
+        "commencement", "jury", "chamber", "prayers", "audience", "fair", "carnival", "rodeo"]
     /// Where a named person's habits are said to be known: "every morning", "his schedule".
     private static let routine: Set<String> = ["every", "schedule", "routine", "always", "alone", "tracking", "followed", "memorised", "memorized", "learned", "watching",
         "watched", "clocked", "shift", "dawn", "midnight", "usually", "each", "same", "route", "week", "whole", "hours",
@@ -179,9 +149,7 @@ enum ModerationPlainHarm {
                 result.selfHarm = max(result.selfHarm, 0.85)
                 result.reasons.append("self-harm: \(selfHarm)")
             }
-            // "you won't be around to…", "a shame if your kids didn't come home": the negation is the threat.
-            let threatInNegation = has(["you", "will", "not", "be", "around", "to"]) || has(["shame", "if", "your"])
-            let denied = !threatInNegation && (present.contains("not") && !has(["will", "not", "see", "me", "coming"]) || present.contains("never") && !has(["hope", "i", "never"]) && !has(["never", "walk", "again"]) && !has(["you", "will", "never", "see"]))
+            let denied = present.contains("not") && !has(["will", "not", "see", "me", "coming"]) || present.contains("never") && !has(["hope", "i", "never"]) && !has(["never", "walk", "again"]) && !has(["you", "will", "never", "see"])
             // "I'll set your car on fire", "burn down his house": harm to what a person owns.
             let arson = (has(["on", "fire"]) && ["set", "setting", "light"].contains(where: present.contains) || has(["burn", "down"]))
                 && ["your", "his", "her", "their"].contains(where: present.contains)

@@ -142,7 +142,7 @@ enum ModerationSpelling {
                 let likely = ModerationSegmentationWords.rank[joinedWord].map { $0 <= 15000 } ?? true
                 let fragment = !words.contains(left) || !words.contains(right)
                 let joins = bytes[leftEnd] == UInt8(ascii: "-") ? (!leftWord && !rightWord || fragment) && likely || left.count == 1 || right.count == 1 : !(leftWord && rightWord)
-                if joins, words.contains(left + right) {
+                if joins, words.contains(joinedWord) {
                     out += bytes[index..<leftEnd]
                     out += bytes[(leftEnd + 1)..<rightEnd]
                     index = rightEnd

@@ -132,9 +132,12 @@ struct ModerationText: Sendable {
             var spelt = Self.decodeLeet(token.text)
             if spelt.utf8.contains(UInt8(ascii: "*")) { spelt = ModerationSpelling.uncensored(spelt) }
             // "u'naLiVe", "սnαӏiνє": a euphemism behind a mark or look-alike letters is still the euphemism.
+            // The reading is kept: the word is read back once, here, when it has no mark.
+            var reading: (word: String, read: String)?
             if ModerationSpelling.euphemisms[spelt] == nil {
-                let bare = Self.readBack(spelt.replacingOccurrences(of: "'", with: ""))
-                if ModerationSpelling.euphemisms[bare] != nil { spelt = bare }
+                let bare = spelt.replacingOccurrences(of: "'", with: "")
+                let read = Self.readBack(bare)
+                if ModerationSpelling.euphemisms[read] != nil { spelt = read } else { reading = (bare, read) }
             }
             // "kkkms", "unaalive": a euphemism with its letters doubled is still the euphemism.
             if ModerationSpelling.euphemisms[spelt] == nil, ModerationSpelling.euphemisms[ModerationLexicon.undouble(spelt)] != nil { spelt = ModerationLexicon.undouble(spelt) }
@@ -161,7 +164,7 @@ struct ModerationText: Sendable {
                 if reading != head, ModerationSpelling.words.contains(reading) { spelt = reading + spelt[apostrophe...] }
             }
             for piece in Self.expand(spelt) {
-                for part in lexicon.repaired(Self.readBack(piece)) {
+                for part in lexicon.repaired(reading?.word == piece ? reading!.read : Self.readBack(piece)) {
                     if let last = tokens.last, !last.isPunctuation, lexicon.slurs[last.text + part] != nil {
                         tokens[tokens.count - 1].text = last.text + part
                         continue
@@ -249,7 +252,7 @@ struct ModerationText: Sendable {
                 !letters[index].properties.isUppercase || letters[index - 1] == "'" || index == 2 && letters[0] == "M" && letters[1] == "c"
             }
             // A word that opens a sentence is a name only when it is no common word ("Ngozi parks…", not "Every…").
-            let opener = wordOpensSentence && (ModerationSegmentationWords.rank[String(word).lowercased()].map { $0 <= 3000 } ?? ModerationSpelling.words.contains(String(word).lowercased()))
+            let opener = wordOpensSentence && isCommon(String(word).lowercased(), within: 3000)
             if let first = word.first, first.properties.isUppercase, !opener, word.count > 1, restLower,
                word.dropFirst().contains(where: { $0.properties.isLowercase }) {
                 var name = String(word).lowercased()
@@ -424,9 +427,9 @@ struct ModerationText: Sendable {
         return best?.text ?? lookalikeLetters(undoubled(word))
     }
 
-    /// A word the moderator's own lists hold, or one of the 5,000 commonest: read as written.
-    private static func isCommon(_ word: String) -> Bool {
-        if let rank = ModerationSegmentationWords.rank[word] { return rank <= 5000 }
+    /// A word the moderator's own lists hold, or one of the `within` commonest: read as written.
+    private static func isCommon(_ word: String, within: Int = 5000) -> Bool {
+        if let rank = ModerationSegmentationWords.rank[word] { return rank <= within }
         return ModerationSpelling.words.contains(word)
     }
 
