@@ -30,6 +30,23 @@ public struct TurnRequest: Sendable, Hashable {
     public var pinnedPassages: [TurnSnapshot.RetrievedPassage]?
     /// The HTTP request's id, quoted in a failure's message so support can find the log line.
     public var requestID: String?
+    /// The conversation so far as the client holds it (OpenAI's stateless `messages`), in place
+    /// of the stored thread's: user and assistant messages, oldest first. Not stored; only the
+    /// new message and the reply are.
+    public var history: [ChatMessage]?
+    /// The client's own system messages (OpenAI's `system` or `developer` role), offered to the
+    /// model beside the course's custom instructions, under the same budget. The assistant's
+    /// versioned system prompt stays first and whole.
+    public var clientInstructions: String?
+    /// The client's sampling temperature, in place of the prompt's.
+    public var temperature: Double?
+    /// At most this many tokens of reply (OpenAI's `max_tokens`): the reply is cut there, exactly,
+    /// and ends as `truncated`. Within the prompt's reply reserve.
+    public var maxReplyTokens: Int?
+    /// The reply ends before the first of these (OpenAI's `stop`).
+    public var stop: [String] = []
+    /// The end user a service calls for (OpenAI's `user`): logged, and passed to the upstream model.
+    public var endUser: String?
 
     public init(assistant: String = "griot", message: String, viewer: Viewer, threadID: String? = nil, courseID: String? = nil,
                 role: String? = nil, userName: String? = nil, promptLabel: String = "production", voice: Bool = false) {
@@ -146,7 +163,8 @@ public final class ChatEngine: Sendable {
             thread = try await chats.createThread(assistant: request.assistant, userID: userID)
         }
 
-        let history = try await chats.recentMessages(threadID: thread.id, limit: template.budget.historyMessages * 2)
+        // A stateless client's own history stands in for the stored thread's (see `TurnRequest.history`).
+        let history = request.history != nil ? [] : try await chats.recentMessages(threadID: thread.id, limit: template.budget.historyMessages * 2)
         let parsed = SlashCommand.parse(message)
         let command = parsed.flatMap { template.commands.contains($0.command.rawValue) ? $0.command : nil }
         let guess = detector.detect(command != nil ? parsed!.rest : message)

@@ -242,12 +242,14 @@ struct TurnPipeline: Sendable {
             "family_names": families.isEmpty ? "your" : "the " + families.joined(separator: " and "),
         ]
         let system = try plan.template.systemPrompt(role: plan.role, command: plan.command?.rawValue, language: plan.language, values: values)
-        let history = plan.history
+        let history = plan.request.history ?? plan.history
             .filter { $0.deletedAt == nil && !$0.content.isEmpty && ($0.status == .complete || $0.status == .stopped) }
             .map { ChatMessage(role: $0.role == .user ? .user : .assistant, content: $0.content) }
         let question = plan.command.map { "/\($0.rawValue) \(plan.question)".trimmingCharacters(in: .whitespaces) } ?? plan.question
         let parts = ContextParts(
-            systemPrompt: system, customInstructions: course?.customInstructions ?? "", profileBio: profile?.bio ?? "",
+            systemPrompt: system,
+            customInstructions: [course?.customInstructions ?? "", plan.request.clientInstructions ?? ""].filter { !$0.isEmpty }.joined(separator: "\n\n"),
+            profileBio: profile?.bio ?? "",
             courseMetadata: course.map { [$0.title, $0.summary].filter { !$0.isEmpty }.joined(separator: "\n") } ?? "",
             passages: sources.map(\.grounding), history: history, question: question)
         let counter = try engine.counters.counter(for: plan.template.model.encoding)
@@ -273,7 +275,8 @@ struct TurnPipeline: Sendable {
         state.recording = RecordedReply(recording: request, provider: engine.provider.name)
         let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, gate: gate,
                                          checkCitations: plan.template.safety.contains(.citations),
-                                         tokenLimit: Self.replyTokenLimit(request.settings.maxTokens), emit: emit) { [checkpoints = engine.checkpoints] text, releasedAt in
+                                         tokenLimit: plan.request.maxReplyTokens ?? Self.replyTokenLimit(request.settings.maxTokens),
+                                         stop: plan.request.stop, emit: emit) { [checkpoints = engine.checkpoints] text, releasedAt in
             checkpoints.save(messageID: plan.replyMessage.id, text: text, releasedAt: [releasedAt])
         }
         // Held text is checked and sent however the reply ends, so what is stored is what was sent.
@@ -432,10 +435,15 @@ struct TurnPipeline: Sendable {
         }
     }
 
-    /// The model settings the provider is given: the prompt's, with a replay's model instead.
+    /// The model settings the provider is given: the prompt's, with a replay's model instead,
+    /// and what an OpenAI client asked for (temperature, a smaller reply, stop sequences).
     static func settings(_ plan: TurnPlan) -> ModelSettings {
         var settings = plan.template.model.settings(maxTokens: plan.template.budget.replyReserve)
         if let model = plan.request.model { settings.model = model }
+        if let temperature = plan.request.temperature { settings.temperature = temperature }
+        if let limit = plan.request.maxReplyTokens { settings.maxTokens = min(settings.maxTokens ?? limit, limit) }
+        if !plan.request.stop.isEmpty { settings.stop = plan.request.stop }
+        settings.user = plan.request.endUser
         return settings
     }
 
@@ -552,8 +560,10 @@ final class DeltaRegrouping: Sendable {
         /// Tokens of the model's text at its last exact count, and bytes received since.
         var receivedTokens = 0
         var uncountedBytes = 0
-        /// The reply reached `tokenLimit`: the rest of the model's stream is not read.
+        /// The reply reached `tokenLimit`, or a stop sequence: the rest of the model's stream is not read.
         var truncated = false
+        /// The client's stop sequences (`TurnRequest.stop`).
+        var stops: StopSequenceCutter?
     }
 
     private let progress: Mutex<Progress>
@@ -567,8 +577,8 @@ final class DeltaRegrouping: Sendable {
     private let flush: @Sendable (String, ContinuousClock.Instant) -> Void
 
     init(state: TurnState, finder: CitationFinder, counter: any TokenCounter, gate: OutputGate? = nil, checkCitations: Bool = false,
-         tokenLimit: Int? = nil, emit: TurnEmitter, flush: @escaping @Sendable (String, ContinuousClock.Instant) -> Void) {
-        progress = Mutex(Progress(state: state, gate: gate))
+         tokenLimit: Int? = nil, stop: [String] = [], emit: TurnEmitter, flush: @escaping @Sendable (String, ContinuousClock.Instant) -> Void) {
+        progress = Mutex(Progress(state: state, gate: gate, stops: StopSequenceCutter(stop)))
         self.finder = finder
         self.counter = counter
         self.checkCitations = checkCitations
@@ -586,32 +596,51 @@ final class DeltaRegrouping: Sendable {
     @Sendable func receive(_ event: ProviderEvent) {
         let reachedLimit = progress.withLock { progress -> Bool in
             guard !progress.truncated else { return false }
-            var event = event
-            if case .text(let whole) = event, let tokenLimit {
-                let piece = bounded(whole, limit: tokenLimit, &progress)
-                guard !piece.isEmpty else { return progress.truncated }
-                event = .text(piece)
-            }
-            progress.state.recording?.events.append(event)
+            guard progress.stops != nil else { return take(event, &progress) }
             switch event {
-            case .model(let model):
-                progress.state.upstreamModel = model
             case .text(let piece):
-                if progress.state.firstToken == nil { progress.state.firstToken = Date().timeIntervalSince(progress.state.started) }
-                progress.state.modelText += piece
-                if progress.gate != nil {
-                    if let checked = progress.gate!.feed(piece) { accept(checked, &progress) }
-                } else {
-                    accept(piece, &progress)
-                }
-            case .finished(_, let usage):
-                progress.state.usage = usage
+                let (text, reached) = progress.stops!.feed(piece)
+                if !text.isEmpty, take(.text(text), &progress) { return true }
+                // The reply ends at the stop sequence, as complete as if the model had stopped there.
+                if reached { progress.truncated = true }
+                return progress.truncated
+            case .finished:
+                let held = progress.stops!.finish()
+                if !held.isEmpty, take(.text(held), &progress) { return true }
+                return take(event, &progress)
+            case .model:
+                return take(event, &progress)
             }
-            return progress.truncated
         }
         // Stop reading the model: its stream runs in this task (or one it waits for), and
         // `TurnPipeline.generate` tells this stop from the turn's own by `isTruncated`.
         if reachedLimit { withUnsafeCurrentTask { $0?.cancel() } }
+    }
+
+    /// One event of the model's stream, within the token limit; true once the limit is reached.
+    private func take(_ event: ProviderEvent, _ progress: inout Progress) -> Bool {
+        var event = event
+        if case .text(let whole) = event, let tokenLimit {
+            let piece = bounded(whole, limit: tokenLimit, &progress)
+            guard !piece.isEmpty else { return progress.truncated }
+            event = .text(piece)
+        }
+        progress.state.recording?.events.append(event)
+        switch event {
+        case .model(let model):
+            progress.state.upstreamModel = model
+        case .text(let piece):
+            if progress.state.firstToken == nil { progress.state.firstToken = Date().timeIntervalSince(progress.state.started) }
+            progress.state.modelText += piece
+            if progress.gate != nil {
+                if let checked = progress.gate!.feed(piece) { accept(checked, &progress) }
+            } else {
+                accept(piece, &progress)
+            }
+        case .finished(_, let usage):
+            progress.state.usage = usage
+        }
+        return progress.truncated
     }
 
     /// The part of `piece` that fits under `limit` tokens of the model's text; marks the reply
@@ -674,6 +703,8 @@ final class DeltaRegrouping: Sendable {
     /// the output stages' verdicts.
     func releasePending() {
         progress.withLock { progress in
+            // A reply that ended without a stop sequence: the end held back in case it began one.
+            if let held = progress.stops?.finish(), !held.isEmpty, !progress.truncated { _ = take(.text(held), &progress) }
             if let checked = progress.gate?.finish() { accept(checked, &progress) }
             release(&progress)
             for waiting in progress.waiting {

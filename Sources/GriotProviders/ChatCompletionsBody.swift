@@ -11,9 +11,11 @@ struct ChatCompletionsBody: Encodable {
     var streamOptions: StreamOptions?
     var temperature: Double?
     var maxTokens: Int?
+    var stop: [String]?
+    var user: String?
 
     enum CodingKeys: String, CodingKey {
-        case model, messages, stream, temperature
+        case model, messages, stream, temperature, stop, user
         case streamOptions = "stream_options"
         case maxTokens = "max_tokens"
     }

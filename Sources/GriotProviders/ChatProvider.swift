@@ -53,11 +53,18 @@ public struct ModelSettings: Sendable, Hashable, Codable {
     public var model: String?
     public var temperature: Double?
     public var maxTokens: Int?
+    /// Where the model should stop (OpenAI's `stop`, at most 4). The pipeline also cuts the
+    /// reply at the first of them itself, for a provider that ignores them.
+    public var stop: [String]?
+    /// The end user a service calls for (OpenAI's `user`), passed on to the upstream model.
+    public var user: String?
 
-    public init(model: String? = nil, temperature: Double? = nil, maxTokens: Int? = nil) {
+    public init(model: String? = nil, temperature: Double? = nil, maxTokens: Int? = nil, stop: [String]? = nil, user: String? = nil) {
         self.model = model
         self.temperature = temperature
         self.maxTokens = maxTokens
+        self.stop = stop
+        self.user = user
     }
 }
 

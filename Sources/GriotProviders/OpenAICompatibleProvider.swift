@@ -114,7 +114,8 @@ public struct OpenAICompatibleProvider: ChatProvider {
             messages: request.messages,
             streamOptions: configuration.includeUsage ? .init(includeUsage: true) : nil,
             temperature: request.settings.temperature ?? configuration.temperature,
-            maxTokens: request.settings.maxTokens ?? configuration.maxTokens)
+            maxTokens: request.settings.maxTokens ?? configuration.maxTokens,
+            stop: request.settings.stop.flatMap { $0.isEmpty ? nil : $0 }, user: request.settings.user)
         httpRequest.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
         return httpRequest
     }
