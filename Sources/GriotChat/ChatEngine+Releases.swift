@@ -20,3 +20,20 @@ extension ChatEngine {
         return try prompts.template(for: assistant, label: label)
     }
 }
+
+extension ChatEngine {
+    /// The prompt version a label (or a version number, or `latest`) of an assistant names;
+    /// throws `ChatError` when it names none.
+    public func promptVersion(of assistant: String, label: String) async throws -> Int {
+        try await template(for: assistant, label: label).version
+    }
+
+    /// The labels a client may name an assistant's prompt by: releases.yaml's, the ones a
+    /// promotion moved in the database (on any node), and `latest`.
+    public func promptLabelNames(of assistant: String) async throws -> [String] {
+        var names = Set(prompts.assistants[assistant]?.labels.keys.map { $0 } ?? [])
+        names.insert("latest")
+        names.formUnion(try await chats.promptLabels()[assistant]?.keys.map { $0 } ?? [])
+        return names.sorted()
+    }
+}

@@ -3,7 +3,9 @@ import GriotStore
 import HTTPTypes
 import Hummingbird
 
-/// An error a client can act on, sent as `{"error": {"code", "message", "details"}}`.
+/// An error a client can act on, sent as `{"error": {"code", "message", "details", "type", "param"}}`:
+/// a superset of OpenAI's error shape (`{error: {message, type, param, code}}`), so that an
+/// OpenAI SDK raises its own exception type, with our message, for every route.
 ///
 /// ```swift
 /// throw APIError(.notFound, code: "session_not_found", "There is no session s-1 for you.")
@@ -14,13 +16,29 @@ public struct APIError: HTTPResponseError, Sendable {
     public var message: String
     public var details: [String: String]
     public var headers: HTTPFields
+    /// The request field at fault (OpenAI's `param`: "messages[2].content", "n"), when one is.
+    public var param: String?
 
-    public init(_ status: HTTPResponse.Status, code: String, _ message: String, details: [String: String] = [:], headers: HTTPFields = [:]) {
+    public init(_ status: HTTPResponse.Status, code: String, _ message: String, details: [String: String] = [:], headers: HTTPFields = [:],
+                param: String? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.details = details
         self.headers = headers
+        self.param = param
+    }
+
+    /// OpenAI's error `type` for the status.
+    var type: String {
+        switch status.code {
+        case 400, 404, 409, 413, 415, 422, 428: "invalid_request_error"
+        case 401: "authentication_error"
+        case 403: "permission_error"
+        case 429: "rate_limit_error"
+        case 503: "service_unavailable"
+        default: "server_error"
+        }
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
@@ -35,12 +53,24 @@ public struct APIError: HTTPResponseError, Sendable {
                 var code: String
                 var message: String
                 var details: [String: String]
+                var type: String
+                // Written as null when absent, as OpenAI's clients expect the key.
+                var param: String?
+                func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(code, forKey: .code)
+                    try container.encode(message, forKey: .message)
+                    try container.encode(details, forKey: .details)
+                    try container.encode(type, forKey: .type)
+                    try container.encode(param, forKey: .param)
+                }
+                enum CodingKeys: String, CodingKey { case code, message, details, type, param }
             }
             var error: Inner
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(Envelope(error: .init(code: code, message: message, details: details)))) ?? Data()
+        return (try? encoder.encode(Envelope(error: .init(code: code, message: message, details: details, type: type, param: param)))) ?? Data()
     }
 
     static func badRequest(_ code: String, _ message: String) -> APIError { APIError(.badRequest, code: code, message) }

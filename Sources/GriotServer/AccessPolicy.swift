@@ -69,6 +69,18 @@ struct AccessPolicy: Sendable {
         "POST /api/support-grants": .init(.signedIn, .read),
         "GET /api/support-grants": .init(.signedIn, .read),
         "DELETE /api/support-grants/{id}": .init(.supportGrantOwner, .read),
+
+        // API keys for services (issue 36): made, listed and revoked by admins; a key's secret
+        // is shown once, when it is made.
+        "POST /api/admin/keys": .init(.roles([.admin], "Only admins may make API keys."), .heavy),
+        "GET /api/admin/keys": .init(.roles([.admin], "Only admins may list API keys."), .read),
+        "DELETE /api/admin/keys/{id}": .init(.roles([.admin], "Only admins may revoke API keys."), .heavy),
+
+        // OpenAI's wire format (issue 36): the same turn pipeline, retrieval under the caller's
+        // access, and the same moderation, for any OpenAI client.
+        "GET /v1/models": .init(.signedIn, .read),
+        "POST /v1/chat/completions": .init(.completionCaller, .chat),
+        "POST /v1/moderations": .init(.signedIn, .search),
     ]
 
     /// Decides whether `caller` may call `route`, and returns what it admitted them to. Throws
@@ -124,6 +136,25 @@ struct AccessPolicy: Sendable {
                 try checkCourse(courseID, for: caller)
             }
             return AccessGrant()
+        case .completionCaller:
+            let caller = try require(caller)
+            let body: ByteBuffer
+            do {
+                body = try await request.collectBody(upTo: context.maxUploadSize)
+            } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+                throw APIError.bodyTooLarge(limit: context.maxUploadSize)
+            }
+            // A body that is not a completion request is the handler's 400 to give.
+            guard let target = try? JSONDecoder().decode(V1Routes.Target.self, from: Data(buffer: body)) else { return AccessGrant() }
+            if let courseID = target.courseID, !courseID.isEmpty { try checkCourse(courseID, for: caller) }
+            guard let threadID = target.threadID, !threadID.isEmpty else { return AccessGrant() }
+            let id = try ClientIdentifier.check(threadID, field: "thread_id")
+            guard let thread = try await chats.thread(id: id), thread.userID == caller.userID, thread.assistant == target.assistant else {
+                throw APIError(.notFound, code: "thread_not_found",
+                               "There is no \(target.assistant ?? "") thread \(id) for you; leave thread_id out to start one (the reply's griot.thread_id names it).",
+                               param: "thread_id")
+            }
+            return AccessGrant(thread: thread)
         case .courseCoach:
             let caller = try require(caller)
             guard caller.role == .coach || caller.role == .admin else {

@@ -41,6 +41,11 @@ enum AccessRule: Sendable {
     case selfOrAdmin
     /// The `{id}` is a support grant the caller gave (as a story owner); anyone else's is 404.
     case supportGrantOwner
+    /// An OpenAI chat completion (`/v1/chat/completions`): the body's `thread_id`, when given,
+    /// is a thread the caller owns of the assistant its `model` names (404 otherwise), and its
+    /// `course_id`, when given, is one of the caller's courses (403 otherwise), as
+    /// `threadOwner` and `courseMember` rule for Griot's own routes.
+    case completionCaller
 
     /// Whether the route needs a bearer token at all.
     var needsToken: Bool {
