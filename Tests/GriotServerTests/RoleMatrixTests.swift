@@ -89,6 +89,7 @@ import Yams
         "POST /api/coach/threads/{id}/stop", "PUT /api/coach/courses/{id}/instructions", "GET /api/coach/threads/{id}/export",
         "GET /api/audit", "GET /api/messages/{id}/retained", "GET /api/ops/turns", "POST /api/ops/replay",
         "POST /api/support-grants", "GET /api/support-grants", "DELETE /api/support-grants/{id}",
+        "GET /v1/models", "POST /v1/chat/completions", "POST /v1/moderations",
         "PATCH /api/coach/messages/{id}", "DELETE /api/coach/messages/{id}",
         "DELETE /api/griot/sessions/{id}", "DELETE /api/users/{id}",
     ]
@@ -135,6 +136,13 @@ import Yams
         "POST /api/support-grants": { _ in Call(method: .POST, path: "/api/support-grants", body: body(["hours": 2])) },
         "GET /api/support-grants": { _ in Call(method: .GET, path: "/api/support-grants") },
         "DELETE /api/support-grants/{id}": { f in Call(method: .DELETE, path: "/api/support-grants/\(f.grant)") },
+        "GET /v1/models": { _ in Call(method: .GET, path: "/v1/models") },
+        // The coach in course-7: the completion's course rule is the one of POST /api/coach/threads.
+        "POST /v1/chat/completions": { _ in
+            Call(method: .POST, path: "/v1/chat/completions",
+                 body: body(["model": "coach", "course_id": "course-7", "messages": [["role": "user", "content": "What should I try this week?"]]]))
+        },
+        "POST /v1/moderations": { _ in Call(method: .POST, path: "/v1/moderations", body: body(["input": "I love my grandmother's stories."])) },
     ]
 
     /// The caller each role names: the fixture's client, a coach of course-7, a coach of
