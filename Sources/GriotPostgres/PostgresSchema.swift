@@ -348,5 +348,22 @@ enum PostgresSchema {
             """,
             "CREATE TABLE serviceNode (nodeID text PRIMARY KEY, heartbeatAt timestamptz NOT NULL)",
         ]),
+        // Services' credentials, the secret only as its SHA-256 (`APIKeyStore`).
+        Migration(name: "v13: API keys", statements: [
+            """
+            CREATE TABLE apiKey (
+                id text PRIMARY KEY,
+                name text NOT NULL,
+                role text NOT NULL,
+                familyIDs text NOT NULL,
+                courseIDs text NOT NULL,
+                secretHash text NOT NULL,
+                requestsPerMinute bigint,
+                createdAt timestamptz NOT NULL,
+                expiresAt timestamptz,
+                revokedAt timestamptz,
+                lastUsedAt timestamptz)
+            """,
+        ]),
     ]
 }

@@ -64,6 +64,7 @@ struct MigrateStoreTests {
         #expect(try await postgres.chats.auditEntries(AuditFilter()) == audit)
         #expect(try await postgres.chats.verdicts(turnID: fixture.turnID) == (try await sqlite.chats.verdicts(turnID: fixture.turnID)))
         #expect(try await postgres.chats.supportGrants(ownerUserID: "u-zofia") == (try await sqlite.chats.supportGrants(ownerUserID: "u-zofia")))
+        #expect(try await postgres.keys.apiKeys() == (try await sqlite.keys.apiKeys()))
         #expect(try await postgres.chats.course(id: "course-1") == (try await sqlite.chats.course(id: "course-1")))
         #expect(try await postgres.chats.profile(userID: "u-xiuying") == (try await sqlite.chats.profile(userID: "u-xiuying")))
         #expect(try await postgres.chats.promptLabels() == (try await sqlite.chats.promptLabels()))
@@ -174,7 +175,7 @@ struct MigrateStoreTests {
     static let tables = [
         "story", "passage", "passageEmbedding", "meta", "thread", "message", "archivedMessage", "turn", "course",
         "profile", "auditEntry", "rateEvent", "safetyVerdict", "moderationWarning", "retainedText", "supportGrant", "storyChange",
-        "breakerState", "promptLabel", "promptPromotion",
+        "breakerState", "promptLabel", "promptPromotion", "apiKey",
     ]
 
     struct Installation {
@@ -261,6 +262,9 @@ struct MigrateStoreTests {
                                                                       expiresAt: t0 + 86_400))
         _ = try await chats.revokeSupportGrant(id: grant.id, at: t0 + 60)
         _ = try await chats.createSupportGrant(SupportGrant(ownerUserID: "u-zofia", stories: nil, createdAt: t0, expiresAt: t0 + 86_400 * 7))
+        let key = try await chats.createAPIKey(APIKey.make(name: "Zofia's exporter", role: "coach", families: ["fam-ł"], courses: ["c-1"],
+                                                           expiresAt: t0 + 86_400, requestsPerMinute: 60, now: t0).key)
+        _ = try await chats.recordAPIKeyUse(id: key.id, at: t0 + 30)
         let limiter = try storage.rateLimiter([.perMinute(100)])
         for user in ["u-zofia", "u-xiuying", "u-zofia"] { _ = try await limiter.admit(userID: user, now: t0) }
         try await chats.openBreaker("openai", since: 1_000_000.5)

@@ -326,6 +326,24 @@ enum SQLiteSchema {
                 table.column("heartbeatAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v13: API keys") { db in
+            // Services' credentials (`APIKeyStore`): the secret only as its SHA-256, the role,
+            // families and courses its requests have, and when it was made, expires, was revoked
+            // and last used (written at most once a minute).
+            try db.create(table: "apiKey") { table in
+                table.primaryKey("id", .text)
+                table.column("name", .text).notNull()
+                table.column("role", .text).notNull()
+                table.column("familyIDs", .text).notNull()
+                table.column("courseIDs", .text).notNull()
+                table.column("secretHash", .text).notNull()
+                table.column("requestsPerMinute", .integer)
+                table.column("createdAt", .datetime).notNull()
+                table.column("expiresAt", .datetime)
+                table.column("revokedAt", .datetime)
+                table.column("lastUsedAt", .datetime)
+            }
+        }
         return migrator
     }
 }

@@ -21,6 +21,9 @@ public struct Storage: Sendable {
         self.makeLimiter = rateLimiter
     }
 
+    /// The services' API keys, kept with the conversations (the same database every node reads).
+    public var keys: any APIKeyStore { chats }
+
     /// A rate limiter counting in this database (fleet-wide when the database is shared).
     public func rateLimiter(_ limits: [RateLimit] = RateLimit.defaults) throws -> any RateLimiter {
         try makeLimiter(limits)
