@@ -68,6 +68,7 @@ public struct GriotService: Sendable {
         AdminRoutes(chats: engine.chats, turns: turns).add(to: api)
         OpsRoutes(engine: engine).add(to: api.group("ops"))
         SupportGrantRoutes(engine: engine).add(to: api.group("support-grants"))
+        KeyRoutes(chats: engine.chats).add(to: api.group("admin/keys"))
         V1Routes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: router.group("v1"))
         return router
     }
