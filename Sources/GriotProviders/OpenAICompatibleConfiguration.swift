@@ -14,6 +14,7 @@ import Foundation
 /// | `OPENAI_TEMPERATURE` | sampling temperature, 0 to 2 | the service's default |
 /// | `OPENAI_MAX_TOKENS` | the most tokens in one reply, a whole number above 0 | the service's default |
 /// | `OPENAI_STREAM_USAGE` | `true` or `false`: ask for token usage at the end of the stream (`stream_options`); some servers reject the field | `true` |
+/// | `OPENAI_FOLD_SYSTEM` | `true` or `false`: send the system messages inside the first user message, between `<instructions>` lines, for a chat template that drops system messages (Gemma's under llama.cpp) | `false` |
 /// | `OPENAI_CONNECT_TIMEOUT` | seconds to wait for the reply's headers | 10 |
 /// | `OPENAI_READ_TIMEOUT` | seconds the stream may stay silent before it is given up | 60 |
 /// | `AZURE_OPENAI_ENDPOINT` | with the azure style, the resource's endpoint (`https://NAME.openai.azure.com`); overrides `OPENAI_BASE_URL` | none |
@@ -45,6 +46,10 @@ public struct OpenAICompatibleConfiguration: Sendable, Hashable {
     public var maxTokens: Int?
     /// Sends `stream_options: {include_usage: true}` so the last chunk carries token counts.
     public var includeUsage: Bool
+    /// Sends no system message: they are joined and put at the top of the first user message,
+    /// delimited (`OpenAICompatibleProvider.foldingSystemMessages`). A chat template without a
+    /// system role (Gemma's) drops them otherwise, and the model never sees its instructions.
+    public var foldSystemMessages: Bool
     /// The Azure deployment; nil means the model name.
     public var azureDeployment: String?
     public var azureAPIVersion: String
@@ -55,7 +60,7 @@ public struct OpenAICompatibleConfiguration: Sendable, Hashable {
 
     public init(name: String? = nil, style: Style = .openAI, baseURL: String = defaultBaseURL, apiKey: String? = nil,
                 model: String = defaultModel, temperature: Double? = nil, maxTokens: Int? = nil, includeUsage: Bool = true,
-                azureDeployment: String? = nil, azureAPIVersion: String = defaultAzureAPIVersion,
+                foldSystemMessages: Bool = false, azureDeployment: String? = nil, azureAPIVersion: String = defaultAzureAPIVersion,
                 connectTimeout: Double = 10, readTimeout: Double = 60) {
         self.name = name ?? (style == .azure ? "azure-openai" : "openai")
         self.style = style
@@ -65,6 +70,7 @@ public struct OpenAICompatibleConfiguration: Sendable, Hashable {
         self.temperature = temperature
         self.maxTokens = maxTokens
         self.includeUsage = includeUsage
+        self.foldSystemMessages = foldSystemMessages
         self.azureDeployment = azureDeployment
         self.azureAPIVersion = azureAPIVersion
         self.connectTimeout = connectTimeout
@@ -110,14 +116,16 @@ public struct OpenAICompatibleConfiguration: Sendable, Hashable {
             guard let number = Int(raw), number > 0 else { throw invalid("OPENAI_MAX_TOKENS", raw, "a whole number above 0") }
             maxTokens = number
         }
-        var includeUsage = true
-        if let raw = value("OPENAI_STREAM_USAGE") {
+        func flag(_ name: String, default fallback: Bool) throws -> Bool {
+            guard let raw = value(name) else { return fallback }
             switch raw.lowercased() {
-            case "true", "1", "yes", "on": includeUsage = true
-            case "false", "0", "no", "off": includeUsage = false
-            default: throw invalid("OPENAI_STREAM_USAGE", raw, "true or false")
+            case "true", "1", "yes", "on": return true
+            case "false", "0", "no", "off": return false
+            default: throw invalid(name, raw, "true or false")
             }
         }
+        let includeUsage = try flag("OPENAI_STREAM_USAGE", default: true)
+        let foldSystemMessages = try flag("OPENAI_FOLD_SYSTEM", default: false)
 
         let baseURLVariable: String
         let baseURL: String
@@ -142,7 +150,7 @@ public struct OpenAICompatibleConfiguration: Sendable, Hashable {
         self.init(
             style: style, baseURL: baseURL, apiKey: apiKey,
             model: value("OPENAI_MODEL") ?? Self.defaultModel,
-            temperature: temperature, maxTokens: maxTokens, includeUsage: includeUsage,
+            temperature: temperature, maxTokens: maxTokens, includeUsage: includeUsage, foldSystemMessages: foldSystemMessages,
             azureDeployment: value("AZURE_OPENAI_DEPLOYMENT"),
             azureAPIVersion: value("AZURE_OPENAI_API_VERSION") ?? Self.defaultAzureAPIVersion,
             connectTimeout: try seconds("OPENAI_CONNECT_TIMEOUT", default: 10),

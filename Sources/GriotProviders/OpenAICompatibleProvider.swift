@@ -111,13 +111,39 @@ public struct OpenAICompatibleProvider: ChatProvider {
         }
         let body = ChatCompletionsBody(
             model: model,
-            messages: request.messages,
+            messages: configuration.foldSystemMessages ? Self.foldingSystemMessages(request.messages) : request.messages,
             streamOptions: configuration.includeUsage ? .init(includeUsage: true) : nil,
             temperature: request.settings.temperature ?? configuration.temperature,
             maxTokens: request.settings.maxTokens ?? configuration.maxTokens,
             stop: request.settings.stop.flatMap { $0.isEmpty ? nil : $0 }, user: request.settings.user)
         httpRequest.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
         return httpRequest
+    }
+
+    /// The lines around the system messages folded into a user message.
+    public static let foldedInstructionsOpening = "<instructions>"
+    public static let foldedInstructionsClosing = "</instructions>"
+
+    /// The messages with every system message taken out and joined, in order, at the top of the
+    /// first user message between `<instructions>` and `</instructions>` lines (a user message of
+    /// their own when there is none), for a chat template that drops system messages
+    /// (`OpenAICompatibleConfiguration.foldSystemMessages`).
+    ///
+    /// ```swift
+    /// OpenAICompatibleProvider.foldingSystemMessages([.init(role: .system, content: "Cite by number."), .init(role: .user, content: "Who rowed?")])
+    /// // [user: "<instructions>\nCite by number.\n</instructions>\n\nWho rowed?"]
+    /// ```
+    public static func foldingSystemMessages(_ messages: [ChatMessage]) -> [ChatMessage] {
+        let system = messages.filter { $0.role == .system }.map(\.content)
+        guard !system.isEmpty else { return messages }
+        let block = foldedInstructionsOpening + "\n" + system.joined(separator: "\n\n") + "\n" + foldedInstructionsClosing
+        var rest = messages.filter { $0.role != .system }
+        if let first = rest.firstIndex(where: { $0.role == .user }) {
+            rest[first].content = block + "\n\n" + rest[first].content
+        } else {
+            rest.insert(ChatMessage(role: .user, content: block), at: 0)
+        }
+        return rest
     }
 
     private func send(_ request: ChatRequest, to deliver: @escaping @Sendable (ProviderEvent) -> Void) async throws {
