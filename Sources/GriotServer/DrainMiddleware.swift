@@ -17,6 +17,7 @@ struct DrainMiddleware: RouterMiddleware {
     }
 
     static func startsTurn(_ path: String) -> Bool {
-        path == "/api/griot/chat" || path == "/api/griot/chat/stream" || (path.hasPrefix("/api/coach/threads/") && path.hasSuffix("/messages"))
+        path == "/api/griot/chat" || path == "/api/griot/chat/stream" || path == "/v1/chat/completions"
+            || (path.hasPrefix("/api/coach/threads/") && path.hasSuffix("/messages"))
     }
 }

@@ -70,6 +70,8 @@ import Yams
         var story: String
         /// A support grant the fixture's client gave.
         var grant: String
+        /// An API key (made for this role's requests, so that a revoke by one role leaves the others' alone).
+        var key: String
         var service: TestService
     }
 
@@ -90,6 +92,7 @@ import Yams
         "GET /api/audit", "GET /api/messages/{id}/retained", "GET /api/ops/turns", "POST /api/ops/replay",
         "POST /api/support-grants", "GET /api/support-grants", "DELETE /api/support-grants/{id}",
         "GET /v1/models", "POST /v1/chat/completions", "POST /v1/moderations",
+        "POST /api/admin/keys", "GET /api/admin/keys", "DELETE /api/admin/keys/{id}",
         "PATCH /api/coach/messages/{id}", "DELETE /api/coach/messages/{id}",
         "DELETE /api/griot/sessions/{id}", "DELETE /api/users/{id}",
     ]
@@ -136,6 +139,9 @@ import Yams
         "POST /api/support-grants": { _ in Call(method: .POST, path: "/api/support-grants", body: body(["hours": 2])) },
         "GET /api/support-grants": { _ in Call(method: .GET, path: "/api/support-grants") },
         "DELETE /api/support-grants/{id}": { f in Call(method: .DELETE, path: "/api/support-grants/\(f.grant)") },
+        "POST /api/admin/keys": { _ in Call(method: .POST, path: "/api/admin/keys", body: body(["name": "matrix", "role": "client"])) },
+        "GET /api/admin/keys": { _ in Call(method: .GET, path: "/api/admin/keys") },
+        "DELETE /api/admin/keys/{id}": { f in Call(method: .DELETE, path: "/api/admin/keys/\(f.key)") },
         "GET /v1/models": { _ in Call(method: .GET, path: "/v1/models") },
         // The coach in course-7: the completion's course rule is the one of POST /api/coach/threads.
         "POST /v1/chat/completions": { _ in
@@ -177,8 +183,10 @@ import Yams
                 let session = try #require(object(asked.text)["session_id"] as? String)
                 let grant = try await service.engine.chats.createSupportGrant(SupportGrant(
                     ownerUserID: owner, stories: nil, createdAt: Date(), expiresAt: Date().addingTimeInterval(3600)))
+                let key = try await service.engine.chats.createAPIKey(APIKey.make(name: "matrix \(role)", role: "client", now: Date()).key)
                 let fixture = Fixture(owner: owner, thread: thread, messageID: mine.id, session: session, turnID: turnID,
-                                      story: "matrix-lantern-\(role.replacingOccurrences(of: "_", with: "-"))", grant: grant.id, service: service)
+                                      story: "matrix-lantern-\(role.replacingOccurrences(of: "_", with: "-"))", grant: grant.id, key: key.id,
+                                      service: service)
                 let caller = try await Self.headers(role, fixture: fixture)
 
                 for operation in Self.order {

@@ -73,6 +73,9 @@ import Yams
             let huge = ByteBuffer(repeating: UInt8(ascii: " "), count: 9 * 1024 * 1024)
             let granted = try await live(client, .POST, "/api/support-grants", headers: maya, body: body(["hours": 1]))
             let grant = try #require(object(granted.text)["id"] as? String)
+            let made = try await live(client, .POST, "/api/admin/keys", headers: admin, body: body(["name": "status key", "role": "client"]))
+            let keyID = try #require(object(made.text)["id"] as? String)
+            let question = ["model": "griot", "messages": [["role": "user", "content": "Who kept bees?"]]] as [String: Any]
 
             let cases: [Case] = [
                 Case(method: .GET, path: "/api/ops/turns?assistant=griot&limit=5", operation: "GET /api/ops/turns", status: 200, headers: ops),
@@ -97,6 +100,34 @@ import Yams
                 Case(method: .DELETE, path: "/api/support-grants/\(grant)", operation: "DELETE /api/support-grants/{id}", status: 401, headers: anonymous),
                 Case(method: .DELETE, path: "/api/support-grants/\(grant)", operation: "DELETE /api/support-grants/{id}", status: 404, headers: stranger),
                 Case(method: .DELETE, path: "/api/support-grants/\(grant)", operation: "DELETE /api/support-grants/{id}", status: 200, headers: maya),
+                Case(method: .POST, path: "/api/admin/keys", operation: "POST /api/admin/keys", status: 201, headers: admin, body: body(["name": "second", "role": "coach", "course_ids": ["course-7"]])),
+                Case(method: .POST, path: "/api/admin/keys", operation: "POST /api/admin/keys", status: 400, headers: admin, body: body(["name": "no role"])),
+                Case(method: .POST, path: "/api/admin/keys", operation: "POST /api/admin/keys", status: 401, headers: anonymous, body: body(["name": "x", "role": "client"])),
+                Case(method: .POST, path: "/api/admin/keys", operation: "POST /api/admin/keys", status: 403, headers: maya, body: body(["name": "x", "role": "client"])),
+                Case(method: .POST, path: "/api/admin/keys", operation: "POST /api/admin/keys", status: 413, headers: admin, body: huge),
+                Case(method: .GET, path: "/api/admin/keys", operation: "GET /api/admin/keys", status: 200, headers: admin),
+                Case(method: .GET, path: "/api/admin/keys", operation: "GET /api/admin/keys", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/admin/keys", operation: "GET /api/admin/keys", status: 403, headers: coach),
+                Case(method: .DELETE, path: "/api/admin/keys/\(keyID)", operation: "DELETE /api/admin/keys/{id}", status: 401, headers: anonymous),
+                Case(method: .DELETE, path: "/api/admin/keys/\(keyID)", operation: "DELETE /api/admin/keys/{id}", status: 403, headers: ops),
+                Case(method: .DELETE, path: "/api/admin/keys/0000000000000000", operation: "DELETE /api/admin/keys/{id}", status: 404, headers: admin),
+                Case(method: .DELETE, path: "/api/admin/keys/\(keyID)", operation: "DELETE /api/admin/keys/{id}", status: 204, headers: admin),
+
+                Case(method: .GET, path: "/v1/models", operation: "GET /v1/models", status: 200, headers: maya),
+                Case(method: .GET, path: "/v1/models", operation: "GET /v1/models", status: 401, headers: anonymous),
+                Case(method: .POST, path: "/v1/chat/completions", operation: "POST /v1/chat/completions", status: 200, headers: maya, body: body(question)),
+                Case(method: .POST, path: "/v1/chat/completions", operation: "POST /v1/chat/completions", status: 400, headers: maya,
+                     body: body(["model": "griot", "n": 3, "messages": [["role": "user", "content": "Who kept bees?"]]])),
+                Case(method: .POST, path: "/v1/chat/completions", operation: "POST /v1/chat/completions", status: 401, headers: anonymous, body: body(question)),
+                Case(method: .POST, path: "/v1/chat/completions", operation: "POST /v1/chat/completions", status: 403, headers: coach,
+                     body: body(["model": "coach", "course_id": "course-9", "messages": [["role": "user", "content": "Hello"]]])),
+                Case(method: .POST, path: "/v1/chat/completions", operation: "POST /v1/chat/completions", status: 404, headers: maya,
+                     body: body(["model": "storyteller", "messages": [["role": "user", "content": "Hello"]]])),
+                Case(method: .POST, path: "/v1/chat/completions", operation: "POST /v1/chat/completions", status: 413, headers: maya, body: huge),
+                Case(method: .POST, path: "/v1/moderations", operation: "POST /v1/moderations", status: 200, headers: maya, body: body(["input": "Who kept bees?"])),
+                Case(method: .POST, path: "/v1/moderations", operation: "POST /v1/moderations", status: 400, headers: maya, body: body(["input": []] as [String: Any])),
+                Case(method: .POST, path: "/v1/moderations", operation: "POST /v1/moderations", status: 401, headers: anonymous, body: body(["input": "x"])),
+                Case(method: .POST, path: "/v1/moderations", operation: "POST /v1/moderations", status: 413, headers: maya, body: huge),
                 Case(method: .GET, path: "/healthz", operation: "GET /healthz", status: 200, headers: anonymous),
                 Case(method: .GET, path: "/readyz", operation: "GET /readyz", status: 200, headers: anonymous),
                 Case(method: .GET, path: "/openapi.yaml", operation: "GET /openapi.yaml", status: 200, headers: anonymous),
@@ -216,8 +247,10 @@ import Yams
             for (method, path, operation) in [(NIOHTTP1.HTTPMethod.POST, "/api/griot/chat", "POST /api/griot/chat"),
                                                (.POST, "/api/griot/chat/stream", "POST /api/griot/chat/stream"),
                                                (.POST, "/api/coach/threads/\(thread)/messages", "POST /api/coach/threads/{id}/messages"),
+                                               (.POST, "/v1/chat/completions", "POST /v1/chat/completions"),
                                                (.GET, "/readyz", "GET /readyz")] {
-                let response = try await live(client, method, path, headers: admin, body: body(["message": "hi", "content": "hi"]))
+                let response = try await live(client, method, path, headers: admin,
+                                              body: body(["message": "hi", "content": "hi", "model": "griot", "messages": [["role": "user", "content": "hi"]]]))
                 #expect(response.status == 503, "\(operation)")
                 // A chat turned away says when to come back (readiness is for the load balancer).
                 #expect(operation == "GET /readyz" || response.headers["retry-after"] != nil, "\(operation)")
@@ -234,8 +267,10 @@ import Yams
             let thread = try #require(object(opened.text)["id"] as? String)
             let first = try await live(client, .POST, "/api/coach/threads/\(thread)/messages", headers: sam, body: body(["content": "One"]))
             #expect(first.status == 200)
-            for (path, field) in [("/api/coach/threads/\(thread)/messages", "content"), ("/api/griot/chat", "message"), ("/api/griot/chat/stream", "message")] {
-                let response = try await live(client, .POST, path, headers: sam, body: body([field: "Two"]))
+            for (path, field) in [("/api/coach/threads/\(thread)/messages", "content"), ("/api/griot/chat", "message"), ("/api/griot/chat/stream", "message"),
+                                  ("/v1/chat/completions", "messages")] {
+                let payload = field == "messages" ? body(["model": "griot", "messages": [["role": "user", "content": "Two"]]]) : body([field: "Two"])
+                let response = try await live(client, .POST, path, headers: sam, body: payload)
                 #expect(response.status == 429 && response.headers["retry-after"] != nil, "\(path): \(response.status)")
                 #expect((object(response.text)["error"] as? [String: Any])?["code"] as? String == "rate_limited")
             }
@@ -268,6 +303,7 @@ import Yams
         for operation in refusedOperations { covered[operation, default: []].insert(429) }
         covered["POST /api/griot/chat", default: []].insert(429)
         covered["POST /api/griot/chat/stream", default: []].insert(429)
+        covered["POST /v1/chat/completions", default: []].insert(429)
 
         // 502: the model answers with an error it will not get over by retrying.
         try await StubChatServer.with({ _ in .error(status: 400, message: "bad request upstream") }) { stub in
@@ -277,9 +313,13 @@ import Yams
                 let response = try await live(client, .POST, "/api/griot/chat", headers: headers, body: body(["message": "What happened in the flood?"]))
                 #expect(response.status == 502, "\(response.text)")
                 #expect((object(response.text)["error"] as? [String: Any])?["details"] is [String: Any])
+                let completion = try await live(client, .POST, "/v1/chat/completions", headers: headers,
+                                                body: body(["model": "griot", "messages": [["role": "user", "content": "What happened in the flood?"]]]))
+                #expect(completion.status == 502, "\(completion.text)")
             }
         }
         covered["POST /api/griot/chat", default: []].insert(502)
+        covered["POST /v1/chat/completions", default: []].insert(502)
 
         let documented = try Self.documented()
         for (operation, statuses) in documented {
