@@ -17,8 +17,13 @@ struct StreamingChatClient: Sendable {
     enum Dialect: Sendable {
         /// Griot's: `event: meta|delta|citation|chips|budget|error|done` with JSON data.
         case griot
-        /// OpenAI's chat completions: `data: {chunk}` … `data: [DONE]`.
+        /// OpenAI's chat completions: `data: {chunk}` … `data: [DONE]`, read for speed: only the
+        /// first content chunk is decoded (the stub's peer sends a hundred thousand a second).
         case openAI
+        /// OpenAI's chat completions read as a client reads them, every chunk decoded: text is a
+        /// chunk whose `choices[0].delta.content` is not empty, `{"error": …}` an error event, the
+        /// `griot.status` of the last chunk (Griot's facade) the done status, `[DONE]` the end.
+        case openAIChunks
         /// Not a stream: only the status is kept.
         case plain
     }
@@ -50,6 +55,8 @@ struct StreamingChatClient: Sendable {
         var text = ""
         var errorEvents: [String] = []
         var sawDone = false
+        /// When the first byte of the end event arrived (griot's `done`, OpenAI's `data: [DONE]`).
+        var doneAt: UInt64?
         /// The `status` of griot's `done` event (complete, stopped, failed).
         var doneStatus: String?
         var endedAt: UInt64?
@@ -183,11 +190,13 @@ private final class ChatStreamHandler: ChannelInboundHandler {
                 outcome.errorEvents.append((Self.json(data)?["code"] as? String) ?? "error")
             } else if Bytes.equal(name, Self.doneName) {
                 outcome.sawDone = true
+                if outcome.doneAt == nil { outcome.doneAt = startedAt }
                 outcome.doneStatus = Self.json(data)?["status"] as? String
             }
         case .openAI:
             if Bytes.equal(data, Self.doneData) {
                 outcome.sawDone = true
+                if outcome.doneAt == nil { outcome.doneAt = startedAt }
             } else if !Bytes.contains(data, Self.roleKey), Bytes.contains(data, Self.contentKey) {
                 // Every chunk after the opening one carries one token; only the first is decoded.
                 if outcome.firstTextAt == nil {
@@ -196,6 +205,26 @@ private final class ChatStreamHandler: ChannelInboundHandler {
                 } else {
                     outcome.textEvents += 1
                 }
+            }
+        case .openAIChunks:
+            guard data.count > 0 else { return }
+            if Bytes.equal(data, Self.doneData) {
+                outcome.sawDone = true
+                if outcome.doneAt == nil { outcome.doneAt = startedAt }
+                return
+            }
+            guard let chunk = Self.json(data) else {
+                outcome.errorEvents.append("unreadable chunk")
+                return
+            }
+            if let error = chunk["error"] as? [String: Any] {
+                outcome.errorEvents.append((error["code"] as? String) ?? (error["type"] as? String) ?? "error")
+                return
+            }
+            if let status = (chunk["griot"] as? [String: Any])?["status"] as? String { outcome.doneStatus = status }
+            let choice = (chunk["choices"] as? [[String: Any]])?.first
+            if let content = (choice?["delta"] as? [String: Any])?["content"] as? String, !content.isEmpty {
+                received(text: content, startedAt: startedAt)
             }
         case .plain:
             break
