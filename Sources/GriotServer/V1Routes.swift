@@ -167,7 +167,7 @@ struct V1Routes: Sendable {
             if case .delta = event { break }
             if case .done = event { break }
         }
-        if let failure = try await refusal(outcome, reply: reply), outcome.summary != nil || outcome.failure != nil {
+        if let failure = try await refusal(outcome, reply: reply) {
             // Drain the rest (the turn's `done`) so the registry records how it ended.
             while await events.next() != nil {}
             throw failure
