@@ -5,7 +5,8 @@ import GriotStories
 import GriotText
 
 /// Finds the `[n]` markers of a reply and checks each cited sentence against the passage it
-/// cites, and only that one: a quote the sentence gives must be verbatim in the passage, and
+/// cites, and only that one: the sentence must be the reply's own, not the passage copied out
+/// (a quote goes inside quotation marks), a quote the sentence gives must be verbatim in the passage, and
 /// its names, numbers, dates, places and kinship words must be there too, without negating it
 /// (`GroundedClaim`). A supported sentence's citation quotes the passage: the reply's own quote,
 /// or else the passage's sentence that best supports the claim.
@@ -75,6 +76,10 @@ struct CitationFinder: Sendable {
         case outOfRange(number: Int)
         /// The passage has no sentence to quote (empty text).
         case unquotable(number: Int)
+        /// The cited line is the passage's own text copied without quotation marks, not a sentence
+        /// of the reply's that uses it (`PromptEcho.copies`; the echo stage withholds such lines):
+        /// no citation, and not counted as verified.
+        case copied(number: Int)
     }
 
     /// Checks the sentence `claim` (the text a marker ends, from `claimRange(before:in:)`) against
@@ -84,6 +89,7 @@ struct CitationFinder: Sendable {
     func check(number: Int, claim: String) -> Check {
         guard let source = sources[number] else { return .outOfRange(number: number) }
         let passageText = source.passage.text
+        if PromptEcho.copies(claim, passage: passageText) { return .copied(number: number) }
         let scalars = Array(passageText.unicodeScalars)
         let judged = Self.judge(claim, passage: passageText, scalars: scalars, about: source.about, title: source.grounding.storyTitle)
         guard let verdict = judged.verdict else { return .fabricatedQuote(number: number, quote: judged.quoted ?? "") }

@@ -3,10 +3,11 @@ import GriotSafety
 import GriotText
 
 /// Holds the model's text back until a sentence ends, then runs the output stages on whole
-/// sentences before any of it is sent: output moderation (a sentence over the policy is
-/// replaced) and the PII scrubber (values the user did not share in this thread are masked).
-/// A value therefore never leaks in a partial delta: the text a client sees, and the text that
-/// is stored, has always been through both. Output moderation judges what the model wrote, not
+/// sentences before any of it is sent: the echo stage (a line that recites the instructions or
+/// copies the sources block is withheld, `PromptEcho`), output moderation (a sentence over the
+/// policy is replaced) and the PII scrubber (values the user did not share in this thread are
+/// masked). A value therefore never leaks in a partial delta: the text a client sees, and the
+/// text that is stored, has always been through all three. Output moderation judges what the model wrote, not
 /// the archive it quotes: a quotation found verbatim in one of the passages the model was given
 /// (a 1937 interview in the words of its time) is set aside before the sentence is scored.
 ///
@@ -30,6 +31,11 @@ struct OutputGate: Sendable {
     let moderator: LocalModerator?
     /// The passages the model was given, white space and quotation marks evened out.
     private let sources: [[Unicode.Scalar]]
+    /// The echo stage, with what it has withheld so far.
+    private(set) var echo: PromptEcho?
+    /// The model's text as it wrote it, less what the echo stage withheld: what the answer says,
+    /// before masking.
+    private(set) var written = ""
 
     /// Text received and not yet passed (at most an unfinished sentence, a value that may go on,
     /// or a long run without a safe place to cut).
@@ -65,10 +71,11 @@ struct OutputGate: Sendable {
         "ont", "que", "man", "alta", "sask", "b.c", "n.s", "n.b", "p.e.i", "nfld",
     ]
 
-    init(scrubber: PIIScrubber?, shared: Set<String>, moderator: LocalModerator?, sources: [String] = []) {
+    init(scrubber: PIIScrubber?, shared: Set<String>, moderator: LocalModerator?, sources: [String] = [], echo: PromptEcho? = nil) {
         self.scrubber = scrubber
         self.shared = shared
         self.moderator = moderator
+        self.echo = echo
         self.sources = moderator == nil ? [] : sources.map { VerbatimMatch.normalized(Array($0.unicodeScalars)).scalars }
     }
 
@@ -183,15 +190,42 @@ struct OutputGate: Sendable {
         return window
     }
 
-    /// Passes the held text up to `cut`: values in it masked (the part of one that began in the
-    /// context too), then each sentence through output moderation.
+    /// Passes the held text up to `cut`: echoed lines left out, values in the rest masked (the
+    /// part of one that began in the context too), then each sentence through output moderation.
     private mutating func release(_ scalars: [Unicode.Scalar], upTo cut: Int, window: Window) -> String {
+        // The echo stage reads the model's words, before masking: a masked value would break a
+        // copied run in two.
+        var withheld = echo?.withheld(in: scalars, upTo: cut) ?? []
         var text = String.UnicodeScalarView()
+        var model = String.UnicodeScalarView()
+        // Appends `range` less the withheld ranges (sorted by their start; they may overlap).
+        func keep(_ range: Range<Int>) {
+            var from = range.lowerBound
+            for left in withheld where left.upperBound > from {
+                guard left.lowerBound < range.upperBound else { break }
+                if left.lowerBound > from {
+                    text.append(contentsOf: scalars[from..<left.lowerBound])
+                    model.append(contentsOf: scalars[from..<left.lowerBound])
+                }
+                from = left.upperBound
+                if from >= range.upperBound { return }
+            }
+            text.append(contentsOf: scalars[from..<range.upperBound])
+            model.append(contentsOf: scalars[from..<range.upperBound])
+        }
         var position = 0
         for (range, match) in window.values where range.lowerBound < cut {
             let lower = max(0, range.lowerBound), upper = min(cut, range.upperBound)
             guard lower >= position, upper > lower else { continue }
-            text.append(contentsOf: scalars[position..<lower])
+            keep(position..<lower)
+            position = upper
+            // A value in a withheld line goes with it, and is not counted as masked or kept.
+            if withheld.contains(where: { $0.overlaps(lower..<upper) }) {
+                withheld.append(lower..<upper)
+                withheld.sort { $0.lowerBound < $1.lowerBound }
+                continue
+            }
+            model.append(contentsOf: scalars[lower..<upper])
             if shared.contains(PIIScrubber.key(match)) {
                 kept += 1
                 text.append(contentsOf: scalars[lower..<upper])
@@ -199,9 +233,9 @@ struct OutputGate: Sendable {
                 masked[match.type, default: 0] += 1
                 text.append(contentsOf: "[\(match.type.rawValue)]".unicodeScalars)
             }
-            position = upper
         }
-        text.append(contentsOf: scalars[position..<cut])
+        keep(position..<cut)
+        written += String(model)
         context = Array((context + scalars[..<cut]).suffix(Self.contextLength))
         held = String(String.UnicodeScalarView(scalars[cut...]))
         return moderate(String(text))

@@ -118,6 +118,9 @@ public struct SafetyFlag: Sendable, Hashable, Codable {
         case outputModeration = "output_moderation"
         /// The model's reply ran past the token limit of the request; the rest was not read.
         case truncated
+        /// Lines of the reply that recited the assistant's instructions or copied its sources
+        /// block (a passage's text, header or fence) instead of answering were left out.
+        case promptEcho = "prompt_echo"
     }
 
     /// The kinds' names, for messages: "crisis, pii_masked, ...".

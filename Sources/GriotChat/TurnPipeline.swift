@@ -17,8 +17,8 @@ import Synchronization
 /// 2. `assemble`: system prompt, instructions, profile, course, passages and history under the budget
 ///    (these two run on the engine's `PreparationLane`, so that a burst of new chats does not hold
 ///    up the replies already streaming)
-/// 3. `generate`: the provider's stream, held to whole sentences by the `OutputGate` (output
-///    moderation, PII scrubbing) when those stages are on, each cited sentence checked against
+/// 3. `generate`: the provider's stream, held to whole sentences by the `OutputGate` (the echo
+///    stage always; output moderation, PII scrubbing when those stages are on), each cited sentence checked against
 ///    the passage it cites before it is sent (`CitationFinder`), regrouped into deltas of about
 ///    20 tokens (the first text at once), with citations whose quotes are masked like the reply
 /// 4. `review`: groundedness of the whole answer (as the model wrote it, before masking) and
@@ -26,7 +26,9 @@ import Synchronization
 /// 5. `finish`: the reply, its turn snapshot and the stages' verdicts stored, with how it ended
 ///    (complete, stopped, failed, blocked)
 ///
-/// Which safety stages run is the assistant's choice, in its prompt's front matter.
+/// Which safety stages run is the assistant's choice, in its prompt's front matter; the echo stage
+/// (`PromptEcho`) is not a choice: no assistant wants its instructions recited or its sources
+/// block copied out as an answer, and it runs for every assistant.
 struct TurnPipeline: Sendable {
     let engine: ChatEngine
 
@@ -256,6 +258,7 @@ struct TurnPipeline: Sendable {
         let context = try ContextAssembler(counter: counter, budget: plan.template.budget).assemble(parts)
         state.ledger = context.ledger
         state.systemPrompt = system
+        state.instructions = parts.customInstructions
         return context
     }
 
@@ -268,9 +271,10 @@ struct TurnPipeline: Sendable {
                                  command: plan.command?.rawValue, language: plan.language))
         // The provider calls the regrouping in the task that reads the model's connection: a token
         // crosses no task boundary between the model's stream and the delta it ends up in.
+        let echo = PromptEcho(instructions: [state.systemPrompt, state.instructions], passages: context.passages)
         let gate = try await outputGate(plan, sources: context.passages.map(\.text),
-                                  publicPassages: finder.sources.values.filter(\.isPublic).map(\.passage.text))
-        state.sharedKeys = gate?.shared
+                                        publicPassages: finder.sources.values.filter(\.isPublic).map(\.passage.text), echo: echo)
+        state.sharedKeys = gate.shared
         // What the provider sends is recorded (a cassette) so that a replay can play it back.
         state.recording = RecordedReply(recording: request, provider: engine.provider.name)
         let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, gate: gate,
@@ -365,18 +369,16 @@ struct TurnPipeline: Sendable {
         state.status = .complete
     }
 
-    /// The gate the reply passes through before it is sent, or nil when no output stage is on.
-    /// Checking citations needs whole sentences too (a sentence whose citation fails is held
-    /// back or marked before it is sent), so with that stage alone the gate holds sentences and
-    /// checks nothing else.
+    /// The gate the reply passes through before it is sent: the echo stage always, PII scrubbing
+    /// and output moderation when the assistant has them. Checking citations needs whole
+    /// sentences too (a sentence whose citation fails is held back or marked before it is sent).
     ///
     /// Public archival text: a value written in a passage of a public story the turn retrieved
     /// (a 1930s street address in a WPA narrative) is left as written, like a value the user
     /// shared: anyone may read that passage, so showing it leaks nothing, and masking it broke
     /// the quotes the answer was built on. Values of family-only and private stories are masked.
-    private func outputGate(_ plan: TurnPlan, sources: [String], publicPassages: [String]) async throws -> OutputGate? {
+    private func outputGate(_ plan: TurnPlan, sources: [String], publicPassages: [String], echo: PromptEcho) async throws -> OutputGate {
         let stages = plan.template.safety
-        guard stages.contains(.pii) || stages.contains(.moderation) || stages.contains(.citations) else { return nil }
         var scrubber: PIIScrubber?
         var shared = Set<String>()
         if stages.contains(.pii) {
@@ -393,7 +395,7 @@ struct TurnPipeline: Sendable {
             for passage in publicPassages { shared.formUnion(tools.sharedKeys(in: passage)) }
         }
         return OutputGate(scrubber: scrubber, shared: shared, moderator: stages.contains(.moderation) ? engine.safety.local : nil,
-                          sources: sources)
+                          sources: sources, echo: echo)
     }
 
     /// Stage 4: checks of the whole answer once it is complete: groundedness against the passages
@@ -405,8 +407,9 @@ struct TurnPipeline: Sendable {
         let stages = plan.template.safety
         let text = state.text
         // Groundedness reads what the model wrote, before masking: a masked value ("[PHONE]")
-        // would read as a name no passage has. Copyright judges what the user received.
-        let written = state.modelText.isEmpty ? text : state.modelText
+        // would read as a name no passage has; without the lines the echo stage withheld, which
+        // no one reads. Copyright judges what the user received.
+        let written = state.answerText ?? (state.modelText.isEmpty ? text : state.modelText)
         let unsupportedClaims = state.unsupportedClaims
         guard !text.isEmpty, stages.contains(.groundedness) || stages.contains(.copyright) else { return }
         let passages = context.passages.map(\.text)
@@ -552,6 +555,8 @@ final class DeltaRegrouping: Sendable {
         var dropped: [String] = []
         var outOfRange = Set<Int>()
         var unsupported: [Int] = []
+        /// Numbers cited by a line that copies its passage instead of using it (`CitationFinder.Check.copied`).
+        var copied = Set<Int>()
         var verified = 0
         /// Bytes of `state.text` sent in deltas so far.
         var sentBytes = 0
@@ -706,6 +711,11 @@ final class DeltaRegrouping: Sendable {
             // A reply that ended without a stop sequence: the end held back in case it began one.
             if let held = progress.stops?.finish(), !held.isEmpty, !progress.truncated { _ = take(.text(held), &progress) }
             if let checked = progress.gate?.finish() { accept(checked, &progress) }
+            if let gate = progress.gate, let echo = gate.echo, !echo.findings.isEmpty {
+                progress.state.answerText = gate.written
+                // Nothing of the reply was left: the client is told why in the reply itself.
+                if !progress.state.text.contains(where: { $0.isLetter || $0.isNumber }) { accept(Self.echoedReply, &progress) }
+            }
             release(&progress)
             for waiting in progress.waiting {
                 progress.state.citations.append(waiting.citation)
@@ -715,6 +725,8 @@ final class DeltaRegrouping: Sendable {
             recordVerdicts(&progress)
         }
     }
+
+    static let echoedReply = "[The reply only repeated the assistant's instructions or its sources, so it was left out. Try asking again.]"
 
     /// Text that may be sent: added to the reply, and sent once enough has gathered.
     private func accept(_ text: String, _ progress: inout Progress) {
@@ -726,6 +738,11 @@ final class DeltaRegrouping: Sendable {
             progress.flagged.insert("moderation")
             progress.state.raise(SafetyFlag(kind: .outputModeration, message: "A sentence of the reply broke the content policy and was removed.",
                                             score: gate.worstToxicity), emit: emit)
+        }
+        if let echo = progress.gate?.echo, !echo.findings.isEmpty, progress.flagged.insert("echo").inserted {
+            progress.state.raise(SafetyFlag(kind: .promptEcho,
+                                            message: "Part of the reply repeated the assistant's instructions or its sources word for word instead of answering; it was left out."),
+                                 emit: emit)
         }
         let text = reviewCitations(text, &progress)
         progress.state.text += text
@@ -861,6 +878,9 @@ final class DeltaRegrouping: Sendable {
                 }
             case .unquotable(let number):
                 progress.cited.insert(number)
+            case .copied(let number):
+                // The echo stage withholds such a line before it gets here; a copy is never verified.
+                progress.copied.insert(number)
             }
         }
         var result = edits.isEmpty ? text : ""
@@ -932,6 +952,7 @@ final class DeltaRegrouping: Sendable {
                     stage: "output_moderation", score: gate.worstToxicity, decision: gate.removedSentences > 0 ? .mask : .allow,
                     reason: gate.removedSentences > 0 ? "\(gate.removedSentences) sentence(s) removed" : "every sentence within policy"), messageID: reply)
             }
+            if let echo = gate.echo { progress.state.record(echo.verdict, messageID: reply) }
         }
         if checkCitations {
             let problems = progress.dropped.count + progress.outOfRange.count + progress.unsupported.count
@@ -941,6 +962,7 @@ final class DeltaRegrouping: Sendable {
             }
             if !progress.dropped.isEmpty { reason += "; dropped \(progress.dropped.joined(separator: ", ")) (quote not in passage)" }
             if !progress.outOfRange.isEmpty { reason += "; cited outside the passages: " + progress.outOfRange.sorted().map { "[\($0)]" }.joined(separator: ", ") }
+            if !progress.copied.isEmpty { reason += "; not counted, the cited line copies its passage: " + progress.copied.sorted().map { "[\($0)]" }.joined(separator: ", ") }
             progress.state.record(SafetyVerdict(
                 stage: "citations", score: progress.verified + problems == 0 ? 1 : Double(progress.verified) / Double(progress.verified + problems),
                 decision: !progress.dropped.isEmpty ? .drop : (problems > 0 ? .flag : .allow), reason: reason), messageID: reply)
@@ -960,6 +982,9 @@ struct TurnState: Sendable {
     /// The model's text as it wrote it, before the output gate masked or removed anything; read
     /// by the groundedness stage only, never stored or sent.
     var modelText = ""
+    /// `modelText` less the lines the echo stage withheld, when it withheld any: what
+    /// groundedness reads then.
+    var answerText: String?
     /// Cited sentences that their passage does not support, whose quote is not in it, or whose
     /// number is not one of the passages: any one gives the turn "AI may be inaccurate".
     var unsupportedClaims = 0
@@ -968,6 +993,9 @@ struct TurnState: Sendable {
     var retrieval = "off"
     var ledger: TokenLedger?
     var systemPrompt = ""
+    /// The course's and the client's instructions, as the turn was given them (the echo stage
+    /// withholds a reply reciting them).
+    var instructions = ""
     var failure: TurnFailure?
     var usage: TokenUsage?
     var firstToken: Double?
