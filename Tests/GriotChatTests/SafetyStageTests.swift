@@ -170,7 +170,7 @@ extension [TurnEvent] {
         #expect(flag.message == "AI may be inaccurate")
         #expect((events.done?.groundedness ?? 1) < 0.4)
         let stages = await Set(try engine.chats.verdicts(turnID: turn.id).map(\.stage))
-        #expect(stages == ["moderation", "pii", "output_moderation", "citations", "groundedness", "copyright"])
+        #expect(stages == ["moderation", "pii", "output_moderation", "prompt_echo", "citations", "groundedness", "copyright"])
     }
 
     /// Every citation the offline responder emits across the demo questions carries a quote that
