@@ -22,14 +22,7 @@ struct FairnessBenchmark: AsyncParsableCommand {
             a minute), so B is never refused by its own limit.
             """)
 
-    @Option(help: "The griot executable (a release build).")
-    var griot = ".build/release/griot"
-
-    @Option(help: "The stories to ingest into the service's temporary database.")
-    var corpus = "corpus"
-
-    @Option(help: "The prompts folder the service uses.")
-    var prompts = "prompts"
+    @OptionGroup var griot: GriotOptions
 
     @Option(help: "User B's searches in each phase, one after another.")
     var searches = 200
@@ -69,16 +62,10 @@ struct FairnessBenchmark: AsyncParsableCommand {
             if keep { print("kept \(work.path)") } else { try? FileManager.default.removeItem(at: work) }
         }
         let database = work.appendingPathComponent("fairness.sqlite")
-        let ingest = try ServiceProcess(executable: griot, arguments: ["ingest", corpus, "--db", database.path],
-                                        environment: ProcessInfo.processInfo.environment, log: work.appendingPathComponent("ingest.log"))
-        guard ingest.wait() == 0 else { throw ValidationError("griot ingest \(corpus) failed; its output:\n\(ingest.logTail())") }
-
-        let port = try await ServeLoadBenchmark.freePort(group: group)
-        let service = try ServiceProcess(executable: griot, arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", database.path],
-                                         environment: environment(), log: work.appendingPathComponent("serve.log"))
+        try ServiceProcess.ingest(griot.executable, corpus: griot.corpus, into: database, log: work.appendingPathComponent("ingest.log"))
+        let (service, client) = try await ServiceProcess.serve(griot.executable, database: database, environment: environment(),
+                                                               log: work.appendingPathComponent("serve.log"), group: group, timeout: 60)
         defer { service.stop() }
-        let client = StreamingChatClient(group: group, host: "127.0.0.1", port: port, timeout: 60)
-        try await service.waitUntilReady(client: client)
 
         let minter = try await TokenVerifier.make(AuthConfiguration(hs256Secret: AuthConfiguration.developmentSecret, development: true))
         // B is whoever else uses the service: 200 searches in a few seconds are more than one user's
@@ -89,7 +76,7 @@ struct FairnessBenchmark: AsyncParsableCommand {
             usersB.append(try await minter.mintDevelopmentToken(userID: "fairness-b\(index)", role: .client, expiresIn: 3600))
         }
         let userA = try await minter.mintDevelopmentToken(userID: "fairness-a", role: .client, expiresIn: 3600)
-        print("griot serve on 127.0.0.1:\(port), route limits: \(routeLimits ?? ProcessInfo.processInfo.environment["GRIOT_ROUTE_LIMITS"] ?? "the defaults"); "
+        print("griot serve on 127.0.0.1:\(client.port), route limits: \(routeLimits ?? ProcessInfo.processInfo.environment["GRIOT_ROUTE_LIMITS"] ?? "the defaults"); "
               + "\(ProcessInfo.processInfo.activeProcessorCount) cores shared by the service and this client")
         // A few searches first, so that lazily loaded parts (the embedding model's first run) are not charged to B.
         for index in 0..<5 { _ = try await Self.search(Self.searchB(index), token: usersB.last!, client: client) }
@@ -141,7 +128,7 @@ struct FairnessBenchmark: AsyncParsableCommand {
         }
         environment["GRIOT_AUTH_MODE"] = "development"
         environment["GRIOT_PROVIDER"] = "extractive"
-        environment["GRIOT_PROMPTS"] = URL(fileURLWithPath: prompts).standardizedFileURL.path
+        environment["GRIOT_PROMPTS"] = URL(fileURLWithPath: griot.prompts).standardizedFileURL.path
         if let routeLimits { environment["GRIOT_ROUTE_LIMITS"] = routeLimits }
         return environment
     }

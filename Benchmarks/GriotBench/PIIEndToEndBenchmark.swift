@@ -27,14 +27,7 @@ struct PIIEndToEndBenchmark: AsyncParsableCommand {
     var crafted = ["evals/pii/crafted-tuning.txt", "evals/pii/crafted-heldout.txt",
                    "evals/pii/addresses-tuning.txt", "evals/pii/addresses-heldout.txt"]
 
-    @Option(help: "The griot executable (a release build).")
-    var griot = ".build/release/griot"
-
-    @Option(help: "The stories to ingest into the service's temporary database.")
-    var corpus = "corpus"
-
-    @Option(help: "The prompts folder the service uses.")
-    var prompts = "prompts"
+    @OptionGroup var griot: GriotOptions
 
     @Option(help: "Chats streaming at once.")
     var concurrency = 16
@@ -75,17 +68,13 @@ struct PIIEndToEndBenchmark: AsyncParsableCommand {
         defer { if keep { print("kept \(work.path)") } else { try? FileManager.default.removeItem(at: work) } }
 
         let database = work.appendingPathComponent("serve.sqlite")
-        let ingest = try ServiceProcess(executable: griot, arguments: ["ingest", corpus, "--db", database.path],
-                                        environment: ProcessInfo.processInfo.environment, log: work.appendingPathComponent("ingest.log"))
-        guard ingest.wait() == 0 else { throw ValidationError("griot ingest \(corpus) failed; its output:\n\(ingest.logTail())") }
-        let port = try await ServeLoadBenchmark.freePort(group: group)
-        let service = try ServiceProcess(executable: griot, arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", database.path],
-                                         environment: ServiceProcess.environment(servingModel: stub, prompts: prompts), log: work.appendingPathComponent("serve.log"))
+        try ServiceProcess.ingest(griot.executable, corpus: griot.corpus, into: database, log: work.appendingPathComponent("ingest.log"))
+        let (service, client) = try await ServiceProcess.serve(griot.executable, database: database,
+                                                               environment: ServiceProcess.environment(servingModel: stub, prompts: griot.prompts),
+                                                               log: work.appendingPathComponent("serve.log"), group: group, timeout: 120)
         defer { service.stop() }
-        let client = StreamingChatClient(group: group, host: "127.0.0.1", port: port, timeout: 120)
-        try await service.waitUntilReady(client: client)
         let minter = try await TokenVerifier.make(AuthConfiguration(hs256Secret: AuthConfiguration.developmentSecret, development: true))
-        print("stub model on \(stub.baseURL); griot serve on 127.0.0.1:\(port); \(concurrency) chats at a time, a token every \(pace * 1000) ms")
+        print("stub model on \(stub.baseURL); griot serve on 127.0.0.1:\(client.port); \(concurrency) chats at a time, a token every \(pace * 1000) ms")
 
         let scrubber = try PIIScrubber()
         var summary: [String] = []

@@ -20,30 +20,12 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
             send time of each token is matched to the client's arrival time of the first delta.
             """)
 
-    @Option(help: "The griot executable (a release build).")
-    var griot = ".build/release/griot"
-
-    @Option(help: "The stories to ingest into the service's temporary database.")
-    var corpus = "corpus"
-
-    @Option(help: "The prompts folder the service uses.")
-    var prompts = "prompts"
+    @OptionGroup var griot: GriotOptions
 
     @Option(parsing: .upToNextOption, help: "Numbers of concurrent chats, one run each (e.g. 100 250 500 1000).")
     var chats: [Int] = [1000]
 
-    @Option(help: "Tokens in each reply.")
-    var tokens = 400
-
-    /// Sentences of random lengths test the auto-save: the output gate holds a sentence until its
-    /// full stop, so a short sentence followed by a long one is on the client long before the
-    /// next sentence is released.
-    @Option(help: "Words in each sentence of the reply: a number (12), or a range (2-80) for random lengths, the same for every chat.")
-    var sentenceWords = "12"
-
-    /// 50 ms a token is 20 tokens a second, the pace of a hosted model (they stream at 20-100).
-    @Option(help: "Seconds between two tokens of a reply.")
-    var pace = 0.050
+    @OptionGroup var model: PacedModelOptions
 
     /// At 1,000 chats and 20 s replies, 10 s leaves every reply streaming at once when the
     /// service starts them in time (the report says how many were).
@@ -52,9 +34,6 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
 
     @Option(help: "Seconds a chat may take before it counts as failed.")
     var timeout = 120.0
-
-    @Option(help: "Event-loop threads of this process (the stub and the client share them).")
-    var threads = 2
 
     @Flag(help: "Skip the peer (the chats straight to the stub).")
     var noPeer = false
@@ -90,29 +69,21 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
 
     func validate() throws {
         guard chats.allSatisfy({ $0 > 0 }) else { throw ValidationError("--chats must be positive, e.g. --chats 100 1000") }
-        guard Self.sentenceLengths(sentenceWords) != nil else {
-            throw ValidationError("--sentence-words must be a number or a range of positive numbers, e.g. 12 or 2-80")
-        }
-        guard tokens >= 1, pace > 0, ramp >= 0, threads >= 1 else {
-            throw ValidationError("--tokens ≥ 1, --pace > 0, --ramp ≥ 0 and --threads ≥ 1, e.g. --tokens 400 --pace 0.05 --ramp 10")
-        }
+        guard ramp >= 0 else { throw ValidationError("--ramp ≥ 0, e.g. --ramp 10") }
     }
 
     func run() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-        let reply = Self.reply(tokens: tokens, sentenceWords: Self.sentenceLengths(sentenceWords)!)
-        let stub = try await PacedModelStub.start(pieces: reply, pace: pace, group: group)
+        let (group, stub) = try await model.start()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("griot-serve-load-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer {
             if keep { print("kept \(work.path)") } else { try? FileManager.default.removeItem(at: work) }
         }
-        print("stub model on \(stub.baseURL): \(tokens) tokens, one every \(Self.format(pace * 1000)) ms (\(Self.format(Double(tokens) * pace)) s a reply), "
-              + "sentences of \(sentenceWords) words")
+        print(model.summary(of: stub))
         print("fd limit \(Self.openFileLimit()); \(ProcessInfo.processInfo.activeProcessorCount) cores shared by the service, the stub and the client")
 
         let template = work.appendingPathComponent("template.sqlite")
-        if !peerOnly { try ingest(into: template, with: griot, log: work.appendingPathComponent("ingest.log")) }
+        if !peerOnly { try ingest(into: template, with: griot.executable, log: work.appendingPathComponent("ingest.log")) }
         let peerTemplate = work.appendingPathComponent("peer-template.sqlite")
         if !peerOnly, let peerGriot { try ingest(into: peerTemplate, with: peerGriot, log: work.appendingPathComponent("peer-ingest.log")) }
         let minter = try await TokenVerifier.make(AuthConfiguration(hs256Secret: AuthConfiguration.developmentSecret, development: true))
@@ -143,9 +114,9 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
                 earlier = try await throughGriot(count, tag: "e" + tag, executable: peerGriot, stub: stub, group: group, template: peerTemplate,
                                                  work: work, bearer: bearer, peer: peer)
                 summaries.append("peer service: " + earlier!.summary)
-                print("-- griot, \(griot) --")
+                print("-- griot, \(griot.executable) --")
             }
-            let run = try await throughGriot(count, tag: tag, executable: griot, stub: stub, group: group, template: template, work: work,
+            let run = try await throughGriot(count, tag: tag, executable: griot.executable, stub: stub, group: group, template: template, work: work,
                                              bearer: bearer, peer: peer)
             summaries.append(run.summary)
             if let earlier { summaries.append("  against the peer service: " + run.ratios(against: earlier)) }
@@ -205,12 +176,10 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
             try? FileManager.default.removeItem(atPath: database.path + suffix)
             try FileManager.default.copyItem(atPath: template.path + suffix, toPath: database.path + suffix)
         }
-        let port = try await Self.freePort(group: group)
-        let service = try ServiceProcess(executable: executable, arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", database.path],
-                                         environment: ServiceProcess.environment(servingModel: stub, prompts: prompts), log: work.appendingPathComponent("serve-\(tag).log"))
+        let (service, client) = try await ServiceProcess.serve(executable, database: database,
+                                                               environment: ServiceProcess.environment(servingModel: stub, prompts: griot.prompts),
+                                                               log: work.appendingPathComponent("serve-\(tag).log"), group: group, timeout: timeout)
         defer { service.stop() }
-        let client = StreamingChatClient(group: group, host: "127.0.0.1", port: port, timeout: timeout)
-        try await service.waitUntilReady(client: client)
 
         // One chat first, so lazily loaded tables (the BPE ranks) are not charged to the run.
         let warmUp = try await send([griotChat(marker: PacedModelStub.markerPrefix + "w\(tag)", index: 0, token: bearer[0])], with: client)
@@ -245,9 +214,9 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
     private func throughCluster(_ count: Int, tag: String, stub: PacedModelStub, group: any EventLoopGroup, work: URL,
                                 bearer: [String], peer: Distribution?) async throws -> ServiceRun {
         let folder = work.appendingPathComponent("cluster-\(tag)")
-        let script = URL(fileURLWithPath: prompts).standardizedFileURL.deletingLastPathComponent().appendingPathComponent("scripts/cluster.sh").path
-        var environment = ServiceProcess.environment(servingModel: stub, prompts: prompts)
-        environment.merge(["GRIOT_BIN": URL(fileURLWithPath: griot).standardizedFileURL.path, "GRIOT_CLUSTER_DIR": folder.path,
+        let script = URL(fileURLWithPath: griot.prompts).standardizedFileURL.deletingLastPathComponent().appendingPathComponent("scripts/cluster.sh").path
+        var environment = ServiceProcess.environment(servingModel: stub, prompts: griot.prompts)
+        environment.merge(["GRIOT_BIN": URL(fileURLWithPath: griot.executable).standardizedFileURL.path, "GRIOT_CLUSTER_DIR": folder.path,
                            "GRIOT_CLUSTER_PORT": "8070", "GRIOT_CLUSTER_BASE_PORT": "8170", "GRIOT_PG_PORT": "54349",
                            "GRIOT_PG_DIR": folder.appendingPathComponent("pg").path]) { _, new in new }
         func cluster(_ action: String) throws {
@@ -367,14 +336,10 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         return try await EventLoopFuture.whenAllSucceed(futures, on: client.group.next()).get()
     }
 
-    private func ingest(into database: URL, with griot: String, log: URL) throws {
+    private func ingest(into database: URL, with executable: String, log: URL) throws {
         let started = Date()
-        let ingest = try ServiceProcess(executable: griot, arguments: ["ingest", corpus, "--db", database.path],
-                                        environment: ProcessInfo.processInfo.environment, log: log)
-        guard ingest.wait() == 0 else {
-            throw ValidationError("griot ingest \(corpus) failed; its output:\n\(ingest.logTail())")
-        }
-        print("\(griot) ingested \(corpus) into a fresh database in \(Self.format(Date().timeIntervalSince(started))) s (each run serves a copy)")
+        try ServiceProcess.ingest(executable, corpus: griot.corpus, into: database, log: log)
+        print("\(executable) ingested \(griot.corpus) into a fresh database in \(Self.format(Date().timeIntervalSince(started))) s (each run serves a copy)")
     }
 
     // MARK: Reports
@@ -384,7 +349,7 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         var latency: [Double] = []
         var failures = Failures()
         for outcome in outcomes {
-            failures.count(outcome, expectedTextEvents: tokens, expectedTextBytes: nil)
+            failures.count(outcome, expectedTextEvents: model.tokens, expectedTextBytes: nil)
             if let first = outcome.firstTextAt, let sent = stub.record(marker: outcome.marker)?.sent.first {
                 latency.append(Self.milliseconds(from: sent, to: first))
             }
@@ -399,7 +364,7 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
 
     private func report(griot outcomes: [StreamingChatClient.Outcome], stub: PacedModelStub, peer: Distribution?, elapsed: Double,
                         memory: (ready: Int, after: Int, peak: Int), cpu: (service: Double, bench: Double, others: Double)) -> ServiceRun {
-        let reply = Self.reply(tokens: tokens, sentenceWords: Self.sentenceLengths(sentenceWords)!)
+        let reply = model.reply
         let expectedBytes = reply.joined().utf8.count
         var overhead: [Double] = [], relay: [Double] = [], grouping: [Double] = [], beforeModel: [Double] = []
         var firstDelta: [Double] = [], whole: [Double] = [], tokensInFirst: [Double] = []

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOCore
 
 /// A child process of the benchmark (`griot ingest`, `griot serve`), with its output in a log
 /// file and its memory and CPU time read from `/proc`.
@@ -101,6 +102,31 @@ extension ServiceProcess {
         environment["OPENAI_MODEL"] = "stub-model"
         environment["GRIOT_PROMPTS"] = URL(fileURLWithPath: prompts).standardizedFileURL.path
         return environment
+    }
+
+    /// `griot ingest corpus --db database`, waited for; throws with its output when it fails.
+    static func ingest(_ executable: String, corpus: String, into database: URL, log: URL) throws {
+        let ingest = try ServiceProcess(executable: executable, arguments: ["ingest", corpus, "--db", database.path],
+                                        environment: ProcessInfo.processInfo.environment, log: log)
+        guard ingest.wait() == 0 else { throw ValidationError("griot ingest \(corpus) failed; its output:\n\(ingest.logTail())") }
+    }
+
+    /// `griot serve` on `database` at a free loopback port, and a client of it, once it is ready.
+    /// A service that does not get ready is stopped before this throws; the caller stops the
+    /// one it gets.
+    static func serve(_ executable: String, database: URL, environment: [String: String], log: URL, group: any EventLoopGroup,
+                      timeout: Double) async throws -> (service: ServiceProcess, client: StreamingChatClient) {
+        let port = try await ServeLoadBenchmark.freePort(group: group)
+        let service = try ServiceProcess(executable: executable, arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", database.path],
+                                         environment: environment, log: log)
+        let client = StreamingChatClient(group: group, host: "127.0.0.1", port: port, timeout: timeout)
+        do {
+            try await service.waitUntilReady(client: client)
+        } catch {
+            service.stop()
+            throw error
+        }
+        return (service, client)
     }
 
     /// Returns once the service answers `/readyz` with 200; throws with its log's tail when it

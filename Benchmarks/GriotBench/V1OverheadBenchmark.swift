@@ -26,14 +26,7 @@ struct V1OverheadBenchmark: AsyncParsableCommand {
             token → the client's first content).
             """)
 
-    @Option(help: "The griot executable (a release build).")
-    var griot = ".build/release/griot"
-
-    @Option(help: "The stories to ingest into the service's temporary database.")
-    var corpus = "corpus"
-
-    @Option(help: "The prompts folder the service uses.")
-    var prompts = "prompts"
+    @OptionGroup var griot: GriotOptions
 
     @Option(help: "Concurrent streams in each round, half through each route.")
     var streams = 1000
@@ -41,17 +34,10 @@ struct V1OverheadBenchmark: AsyncParsableCommand {
     @Option(help: "Rounds; each route gets streams × rounds / 2 chats in all.")
     var rounds = 2
 
-    @Option(help: "Tokens in each reply.")
-    var tokens = 400
-
-    @Option(help: "Seconds between two tokens of a reply.")
-    var pace = 0.050
+    @OptionGroup var model: PacedModelOptions
 
     @Option(help: "Seconds over which each round's chats are started, evenly spaced.")
     var ramp = 10.0
-
-    @Option(help: "Words in each sentence of the reply: a number (12), or a range (2-80).")
-    var sentenceWords = "12"
 
     @Option(help: "Seconds a chat may take before it counts as failed.")
     var timeout = 180.0
@@ -62,20 +48,12 @@ struct V1OverheadBenchmark: AsyncParsableCommand {
     @Option(help: "The acceptance: the facade's p95 minus the own route's, in milliseconds.")
     var limit = 5.0
 
-    @Option(help: "Event-loop threads of this process (the stub and the client share them).")
-    var threads = 2
-
     @Flag(help: "Keep the temporary folder (the database and the service's log).")
     var keep = false
 
     func validate() throws {
         guard streams >= 2, rounds >= 1 else { throw ValidationError("--streams ≥ 2 and --rounds ≥ 1, e.g. --streams 1000 --rounds 2") }
-        guard ServeLoadBenchmark.sentenceLengths(sentenceWords) != nil else {
-            throw ValidationError("--sentence-words must be a number or a range of positive numbers, e.g. 12 or 2-80")
-        }
-        guard tokens >= 1, pace > 0, ramp >= 0, threads >= 1, timeout > 0 else {
-            throw ValidationError("--tokens ≥ 1, --pace > 0, --ramp ≥ 0, --threads ≥ 1, --timeout > 0")
-        }
+        guard ramp >= 0, timeout > 0 else { throw ValidationError("--ramp ≥ 0 and --timeout > 0, e.g. --ramp 10 --timeout 180") }
     }
 
     enum Route: String, CaseIterable {
@@ -95,24 +73,19 @@ struct V1OverheadBenchmark: AsyncParsableCommand {
 
     func run() async throws {
         let clock = Date()
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-        let reply = ServeLoadBenchmark.reply(tokens: tokens, sentenceWords: ServeLoadBenchmark.sentenceLengths(sentenceWords)!)
-        let stub = try await PacedModelStub.start(pieces: reply, pace: pace, group: group)
+        let (group, stub) = try await model.start()
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("griot-v1-overhead-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer {
             if keep { say("kept \(work.path)") } else { try? FileManager.default.removeItem(at: work) }
         }
-        say("stub model on \(stub.baseURL): \(tokens) tokens, one every \(ServeLoadBenchmark.format(pace * 1000)) ms "
-              + "(\(ServeLoadBenchmark.format(Double(tokens) * pace)) s a reply), sentences of \(sentenceWords) words")
+        say(model.summary(of: stub))
         say("fd limit \(ServeLoadBenchmark.openFileLimit()); \(ProcessInfo.processInfo.activeProcessorCount) cores shared by the service, the stub and the client")
 
         let database = work.appendingPathComponent("serve.sqlite")
         let started = Date()
-        let ingest = try ServiceProcess(executable: griot, arguments: ["ingest", corpus, "--db", database.path],
-                                        environment: ProcessInfo.processInfo.environment, log: work.appendingPathComponent("ingest.log"))
-        guard ingest.wait() == 0 else { throw ValidationError("griot ingest \(corpus) failed; its output:\n\(ingest.logTail())") }
-        say("\(griot) ingested \(corpus) in \(ServeLoadBenchmark.format(Date().timeIntervalSince(started))) s")
+        try ServiceProcess.ingest(griot.executable, corpus: griot.corpus, into: database, log: work.appendingPathComponent("ingest.log"))
+        say("\(griot.executable) ingested \(griot.corpus) in \(ServeLoadBenchmark.format(Date().timeIntervalSince(started))) s")
 
         // Every chat has a user of its own (the rate limits are per user: 30 a minute, 300 a day).
         let warmUps = 8
@@ -122,14 +95,11 @@ struct V1OverheadBenchmark: AsyncParsableCommand {
             bearer.append(try await minter.mintDevelopmentToken(userID: String(format: "v1o-user-%05d", user), role: .client, expiresIn: 3 * 3600))
         }
 
-        let port = try await ServeLoadBenchmark.freePort(group: group)
-        let service = try ServiceProcess(executable: griot, arguments: ["serve", "--host", "127.0.0.1", "--port", String(port), "--db", database.path],
-                                         environment: ServiceProcess.environment(servingModel: stub, prompts: prompts),
-                                         log: work.appendingPathComponent("serve.log"))
+        let (service, client) = try await ServiceProcess.serve(griot.executable, database: database,
+                                                               environment: ServiceProcess.environment(servingModel: stub, prompts: griot.prompts),
+                                                               log: work.appendingPathComponent("serve.log"), group: group, timeout: timeout)
         defer { service.stop() }
-        let client = StreamingChatClient(group: group, host: "127.0.0.1", port: port, timeout: timeout)
-        try await service.waitUntilReady(client: client)
-        say("griot serve on 127.0.0.1:\(port), pid \(service.pid)")
+        say("griot serve on 127.0.0.1:\(client.port), pid \(service.pid)")
 
         // A few chats through each route first, so one-time loads (the BPE ranks, the moderator's
         // tables, the facade's code paths) are charged to neither.
@@ -138,7 +108,7 @@ struct V1OverheadBenchmark: AsyncParsableCommand {
                  token: bearer[streams * rounds + index])
         }
         let warmed = try await send(warm, with: client, over: 1)
-        let expectedBytes = reply.joined().utf8.count
+        let expectedBytes = model.reply.joined().utf8.count
         for (index, outcome) in warmed.enumerated() {
             var failures = Failures()
             failures.count(outcome, expectedTextEvents: nil, expectedTextBytes: expectedBytes)
