@@ -15,7 +15,9 @@ import GriotText
 ///   nearly all, a passage's text: a copy, where an answer would say something of its own and
 ///   quote the passage inside it
 /// - **scaffolding**: the sources block's own lines: a heading, a passage's header
-///   (`[2] "Title", told by …, at 0:53`), a quote fence
+///   (`[2] "Title", told by …, at 0:53`), a quote fence and whatever the model writes inside one it
+///   opened (a source block, copied or made up); and a line with a chat template's control
+///   tokens (`[INST]`, `<start_of_turn>`) or the lines a provider folds system messages between
 ///
 /// Words are Unicode words (`WordTokenizer`), compared in lower case; a script written without
 /// spaces counts a word per two characters, so a run is as long in Chinese as in Polish. Text in
@@ -82,6 +84,8 @@ struct PromptEcho: Sendable {
     private var previousWithheld = false
     /// A withheld quote fence was opened and not yet closed.
     private var inFence = false
+    /// Some of the reply has been read (and released or withheld) before.
+    private var hasRead = false
 
     /// `instructions`: the system prompt and the course's or client's instructions, as the turn
     /// rendered them. The headings and the sources block's preamble `ContextAssembler` writes are
@@ -109,6 +113,7 @@ struct PromptEcho: Sendable {
     mutating func withheld(in scalars: [Unicode.Scalar], upTo cut: Int) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var read = 0
+        let templated = Self.templatedLines(in: scalars)
         for sentence in SentenceSplitter.sentences(in: scalars, from: 0, to: cut) {
             var start = sentence.start
             while start < sentence.end {
@@ -118,17 +123,20 @@ struct PromptEcho: Sendable {
                 while last > start, scalars[last - 1].properties.isWhitespace { last -= 1 }
                 if last > start {
                     readQuotes(scalars[read..<start])
-                    let finding = judge(scalars[start..<last])
+                    // A line with a chat template's tokens goes whole, the (made-up) turn before
+                    // them with them: "What did he do to get his job?  [/INST]".
+                    let finding = templated.contains { $0.contains(start) } ? Finding(kind: .scaffolding, passage: nil, score: 1)
+                        : judge(scalars[start..<last])
                     readQuotes(scalars[start..<last])
                     read = last
                     previousWithheld = finding != nil
-                    // A line of the answer's own ends a copied fence that was never closed.
-                    if finding == nil { inFence = false }
                     if let finding {
                         findings.append(finding)
                         var through = last
                         while through < cut, scalars[through].properties.isWhitespace { through += 1 }
-                        ranges.append(start..<through)
+                        // The white space a reply opens with goes with its first line.
+                        let from = !hasRead && scalars[..<start].allSatisfy(\.properties.isWhitespace) ? 0 : start
+                        ranges.append(from..<through)
                     }
                 }
                 start = end
@@ -136,6 +144,7 @@ struct PromptEcho: Sendable {
             }
         }
         readQuotes(scalars[read..<cut])
+        if cut > 0 { hasRead = true }
         // A withheld line may reach past the next one's start only through white space; ranges
         // that touch are joined.
         var joined: [Range<Int>] = []
@@ -152,7 +161,8 @@ struct PromptEcho: Sendable {
     /// What one line is an echo of, if anything; `quotations` is the state where it starts.
     private mutating func judge(_ line: ArraySlice<Unicode.Scalar>) -> Finding? {
         let text = String(String.UnicodeScalarView(line))
-        if text == OpenAICompatibleProvider.foldedInstructionsOpening || text == OpenAICompatibleProvider.foldedInstructionsClosing {
+        if text == OpenAICompatibleProvider.foldedInstructionsOpening || text == OpenAICompatibleProvider.foldedInstructionsClosing
+            || Self.chatTemplateMarkers.contains(where: text.contains) {
             return Finding(kind: .scaffolding, passage: nil, score: 1)
         }
         let shape = LineShape(line)
@@ -173,6 +183,12 @@ struct PromptEcho: Sendable {
         guard words.weight > 0 else { return nil }
         let runOn = previousWithheld || inFence
         if shape.isHeading, headings.contains(words.ids) { return Finding(kind: .scaffolding, passage: nil, score: 1) }
+        // A header of ContextAssembler's form for a passage the model was not given (Gemma 3 270M:
+        // `[7] "The Story of the First Sunday Supper", told by Ida Mae Carter, at 1:04`).
+        if shape.leadingMarker, shape.endsWithPosition, let first = shape.body.first(where: { !$0.properties.isWhitespace }),
+           "\"\u{201C}".unicodeScalars.contains(first) {
+            return Finding(kind: .scaffolding, passage: nil, score: 1)
+        }
         if shape.leadingMarker || shape.hasTimestamp {
             for passage in passages {
                 let header = passage.header.cover(words, piece: 2, countingQuoted: true)
@@ -193,7 +209,35 @@ struct PromptEcho: Sendable {
                 if copied.share >= thresholds.copyShare { return Finding(kind: .passage, passage: passage.number, score: copied.share) }
             }
         }
+        // What a model writes inside a quote fence it opened as the sources block does is a source
+        // block, copied or made up (Gemma 3 270M went on with a transcript of its own), until the
+        // fence closes.
+        if inFence { return Finding(kind: .scaffolding, passage: nil, score: 1) }
         return nil
+    }
+
+    /// The control tokens of the common chat templates (Llama 2, Gemma, ChatML, Llama 3, Zephyr).
+    /// A small model that does not know where its turn begins writes them out, with the prompt
+    /// around them (Gemma 3 270M base behind llama.cpp's Llama 2 template:
+    /// "<</SYS>> What happened to the Carter house in the 1927 flood? [/INST]"); no answer has them.
+    static let chatTemplateMarkers = [
+        "[INST]", "[/INST]", "<<SYS>>", "<</SYS>>", "<start_of_turn>", "<end_of_turn>", "<|im_start|>", "<|im_end|>",
+        "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>", "<|system|>", "<|user|>", "<|assistant|>", "</s>",
+    ]
+
+    /// The lines of `scalars` (the held text, beyond what is released now) holding a chat
+    /// template's control tokens.
+    private static func templatedLines(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
+        guard scalars.contains(where: { $0 == "[" || $0 == "<" }) else { return [] }
+        var lines: [Range<Int>] = []
+        var start = 0
+        while start < scalars.count {
+            let end = scalars[start...].firstIndex(of: "\n") ?? scalars.count
+            let line = String(String.UnicodeScalarView(scalars[start..<end]))
+            if chatTemplateMarkers.contains(where: line.contains) { lines.append(start..<end) }
+            start = end + 1
+        }
+        return lines
     }
 
     private mutating func readQuotes(_ scalars: ArraySlice<Unicode.Scalar>) {
@@ -214,7 +258,7 @@ struct PromptEcho: Sendable {
             parts.append("\(copies.count) copying passage\(numbers.count == 1 ? "" : "s") \(numbers.joined(separator: ", "))")
         }
         let scaffolding = findings.filter { $0.kind == .scaffolding }.count
-        if scaffolding > 0 { parts.append("\(scaffolding) of the sources block's headings, headers and fences") }
+        if scaffolding > 0 { parts.append("\(scaffolding) in the sources block's form (headings, passage headers, fences and what they fence, chat-template tokens)") }
         return SafetyVerdict(stage: "prompt_echo", score: findings.map(\.score).max() ?? 1, decision: .mask,
                              reason: "\(findings.count) line\(findings.count == 1 ? "" : "s") withheld: " + parts.joined(separator: "; "))
     }
@@ -388,6 +432,8 @@ struct LineShape {
     var hasTimestamp = false
     /// A fence's info string ("quote", or empty), when the line is a fence.
     var fence: String?
+    /// The line ends as a passage header does: ", at 0:53".
+    var endsWithPosition = false
 
     init(_ line: ArraySlice<Unicode.Scalar>) {
         var scalars = Array(line)
@@ -443,6 +489,11 @@ struct LineShape {
             }
         }
         body = Array(scalars[start...])
+        let text = String(String.UnicodeScalarView(body)).trimmingCharacters(in: .whitespaces)
+        if let at = text.range(of: ", at ", options: .backwards) {
+            let position = text[at.upperBound...]
+            endsWithPosition = position.contains(":") && position.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ":") }
+        }
     }
 
     /// "[1]", "[1, 3]": ranges of citation markers in the line.
