@@ -1,7 +1,7 @@
 /// What one safety stage decided about one piece of text: a score in [0, 1], a decision and
 /// the reason in words. Stored with the turn and counted in metrics.
 public struct SafetyVerdict: Codable, Sendable, Hashable {
-    /// Which stage: `moderation`, `crisis`, `pii`, `citations`, `groundedness`, `copyright`, `output_moderation`.
+    /// Which stage: `moderation`, `crisis`, `pii`, `citations`, `groundedness`, `copyright`, `output_moderation`, `prompt_echo`.
     public var stage: String
     public var score: Double
     public var decision: SafetyDecision
