@@ -67,8 +67,8 @@ import Testing
         let story = #"{"artifact_id": "okafor-aunt-adaeze", "title": "Where Aunt Adaeze Lives Now", "privacy": "family_only", "owner_user_id": "u-grace", "family_group_ids": ["fam-okafor"], "interviewees": ["Grace Okafor"], "people": ["Adaeze Okafor"], "transcript": "My sister Adaeze Okafor lives at 4417 Larchmont Avenue, Dayton, OH 45402 since the spring. You can call her at (937) 555-0148 any evening after supper. She keeps the family Bible and the photographs from Enugu in a cedar chest."}"#
         #expect(try sandbox.run(["ingest", try sandbox.write("okafor.json", story)]).status == 0)
         let secrets = ["555-0148", "5550148", "4417 Larchmont", "Larchmont Avenue", "45402"]
-        let pieces = ["Aunt Adaeze lives at 4417 Larchmont ", "Avenue, Dayton, OH 45402 [1]. ", "You can call her at (937) 555-",
-                      "0148 any evening [1]. ", "She keeps “the family Bible and the photographs from Enugu” [1]."]
+        let pieces = ["Aunt Adaeze lives at 4417 Larchmont ", "Avenue, Dayton, OH 45402 [1]. ", "Grace says her number is (937) 555-",
+                      "0148, any evening [1]. ", "She keeps “the family Bible and the photographs from Enugu” [1]."]
         try await StubChatServer.with({ _ in .stream(pieces, model: "stub-model") }) { server in
             let model = ["OPENAI_BASE_URL": server.baseURL, "OPENAI_MODEL": "stub-model"]
             let asked = try sandbox.run(["ask", "How can I reach Aunt Adaeze?", "--viewer", "u-ben", "--families", "fam-okafor", "--json"],

@@ -31,7 +31,7 @@ import Testing
 
     static let reply = [
         "Aunt Adaeze lives at 4417 Larchmont ", "Avenue, Dayton, OH 45402 [1]. ",
-        "You can call her at (937) 555-", "0148 any evening [1]. ",
+        "Grace says her number is (937) 555-", "0148, any evening [1]. ",
         "She keeps “the family Bible and the photographs from Enugu” [1].",
     ]
 
@@ -124,7 +124,7 @@ import Testing
 
     /// A value the user wrote in the thread is theirs to see again, in the reply and in the quote.
     @Test func aNumberTheAskerSharedStaysInTheReplyAndTheQuote() async throws {
-        let reply = ["Yes, you can call her at (937) 555-0148 any evening [1]."]
+        let reply = ["Yes, Grace says her number is still (937) 555-0148, any evening [1]."]
         try await StubChatServer.with({ _ in .stream(reply, model: "stub-model") }) { stub in
             let service = try await TestService(provider: try RemoteProviderForTests.make(stub.baseURL), archive: Self.archive)
             let headers = try await service.headers("u-ben", families: ["fam-okafor"])
