@@ -21,7 +21,7 @@ struct MigratedTable: Sendable {
     static let copyOrder = [
         "story", "passage", "passageEmbedding", "meta", "thread", "message", "archivedMessage", "turn", "course",
         "profile", "auditEntry", "rateEvent", "safetyVerdict", "moderationWarning", "retainedText", "supportGrant", "storyChange",
-        "breakerState", "promptLabel", "promptPromotion", "apiKey",
+        "breakerState", "promptLabel", "promptPromotion", "apiKey", "reviewTicket", "reviewOutbox",
     ]
 
     /// Tables left behind on purpose: the stream journal and the nodes' heartbeats describe

@@ -31,6 +31,11 @@ extension PostgresChatStore {
             try await Self.rows("DELETE FROM turnstreamevent WHERE turnid IN (SELECT turnid FROM turnstream WHERE userid = \(userID))", on: connection)
             try await Self.rows("DELETE FROM turnstream WHERE userid = \(userID)", on: connection)
             counts.verdicts = try await Self.rows("DELETE FROM safetyverdict WHERE userid = \(userID) RETURNING id", on: connection).count
+            // Review tickets about the user's messages go with their verdicts (their outbox rows
+            // with them); an operator's name leaves the tickets they handled.
+            try await Self.rows("DELETE FROM reviewticket WHERE userid = \(userID)", on: connection)
+            try await Self.rows("UPDATE reviewticket SET acknowledgedby = NULL WHERE acknowledgedby = \(userID)", on: connection)
+            try await Self.rows("UPDATE reviewticket SET resolvedby = NULL WHERE resolvedby = \(userID)", on: connection)
 
             counts.auditEntries = try await Self.rows("""
                 DELETE FROM auditentry WHERE userid = \(userID) OR threadid = ANY(\(threadIDs)) RETURNING id

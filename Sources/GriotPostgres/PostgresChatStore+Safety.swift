@@ -10,7 +10,8 @@ extension PostgresChatStore {
     public static var warningWindow: DateComponents { SQLiteChatStore.warningWindow }
 
     /// Stores a turn's verdicts in one transaction; the IP hash comes from the request's
-    /// `AuditContext` when the verdicts do not carry one.
+    /// `AuditContext` when the verdicts do not carry one. A verdict that needs a person opens its
+    /// review ticket and outbox row in the same transaction (`ReviewQueue`).
     public func recordVerdicts(_ verdicts: [SafetyVerdictRecord]) async throws {
         guard !verdicts.isEmpty else { return }
         let context = AuditContext.current
@@ -25,6 +26,7 @@ extension PostgresChatStore {
                     """, on: connection)
                 if let id = verdict.id { try await Self.advanceIdentity(of: "safetyverdict", past: id, on: connection) }
             }
+            try await Self.openTickets(for: verdicts, on: connection)
         }
     }
 

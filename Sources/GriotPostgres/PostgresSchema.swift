@@ -365,5 +365,46 @@ enum PostgresSchema {
                 lastUsedAt timestamptz)
             """,
         ]),
+        // The review queue and its outbox (`ReviewTicket`, `ReviewDelivery`).
+        Migration(name: "v14: review queue", statements: [
+            """
+            CREATE TABLE reviewTicket (
+                id text PRIMARY KEY,
+                kind text NOT NULL,
+                status text NOT NULL,
+                assistant text NOT NULL,
+                userID text NOT NULL,
+                threadID text NOT NULL,
+                turnID text,
+                messageID text,
+                summary text NOT NULL,
+                score double precision,
+                reason text,
+                note text,
+                createdAt timestamptz NOT NULL,
+                acknowledgedAt timestamptz,
+                acknowledgedBy text,
+                resolvedAt timestamptz,
+                resolvedBy text,
+                resolution text,
+                dedupeKey text NOT NULL UNIQUE)
+            """,
+            "CREATE INDEX reviewTicket_by_created ON reviewTicket(createdAt)",
+            "CREATE INDEX reviewTicket_by_status ON reviewTicket(status, createdAt)",
+            "CREATE INDEX reviewTicket_by_user ON reviewTicket(userID)",
+            """
+            CREATE TABLE reviewOutbox (
+                ticketID text PRIMARY KEY REFERENCES reviewTicket(id) ON DELETE CASCADE,
+                createdAt timestamptz NOT NULL,
+                attempts integer NOT NULL DEFAULT 0,
+                nextAttemptAt timestamptz NOT NULL,
+                lastError text,
+                deliveredAt timestamptz,
+                remoteKey text,
+                leaseOwner text,
+                leaseUntil timestamptz)
+            """,
+            "CREATE INDEX reviewOutbox_due ON reviewOutbox(nextAttemptAt) WHERE deliveredAt IS NULL",
+        ]),
     ]
 }

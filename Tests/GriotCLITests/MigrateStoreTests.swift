@@ -175,7 +175,7 @@ struct MigrateStoreTests {
     static let tables = [
         "story", "passage", "passageEmbedding", "meta", "thread", "message", "archivedMessage", "turn", "course",
         "profile", "auditEntry", "rateEvent", "safetyVerdict", "moderationWarning", "retainedText", "supportGrant", "storyChange",
-        "breakerState", "promptLabel", "promptPromotion", "apiKey",
+        "breakerState", "promptLabel", "promptPromotion", "apiKey", "reviewTicket", "reviewOutbox",
     ]
 
     struct Installation {

@@ -32,6 +32,11 @@ extension SQLiteChatStore {
             try db.execute(sql: "DELETE FROM turnStream WHERE userID = ?", arguments: [userID])
             try db.execute(sql: "DELETE FROM safetyVerdict WHERE userID = ?", arguments: [userID])
             counts.verdicts = db.changesCount
+            // Review tickets about the user's messages go with their verdicts (their outbox rows
+            // with them); an operator's name leaves the tickets they handled.
+            try db.execute(sql: "DELETE FROM reviewTicket WHERE userID = ?", arguments: [userID])
+            try db.execute(sql: "UPDATE reviewTicket SET acknowledgedBy = NULL WHERE acknowledgedBy = ?", arguments: [userID])
+            try db.execute(sql: "UPDATE reviewTicket SET resolvedBy = NULL WHERE resolvedBy = ?", arguments: [userID])
 
             let threadList = String(decoding: try JSONEncoder().encode(threadIDs), as: UTF8.self)
             try db.execute(sql: "DELETE FROM auditEntry WHERE userID = ? OR threadID IN (SELECT value FROM json_each(?))",

@@ -5,7 +5,9 @@ import GRDB
 /// of blocked messages, and how a message arrived (typed or voice).
 extension SQLiteChatStore {
     /// Stores a turn's verdicts in one transaction; the IP hash comes from the request's
-    /// `AuditContext` when the verdicts do not carry one.
+    /// `AuditContext` when the verdicts do not carry one. A verdict that needs a person (a
+    /// crisis, a block, a copyright or groundedness flag) opens its review ticket and outbox row
+    /// in the same transaction (`ReviewQueue`).
     public func recordVerdicts(_ verdicts: [SafetyVerdictRecord]) async throws {
         guard !verdicts.isEmpty else { return }
         let context = AuditContext.current
@@ -14,6 +16,7 @@ extension SQLiteChatStore {
                 verdict.ipHash = verdict.ipHash ?? context?.ipHash
                 try verdict.insert(db)
             }
+            try Self.openTickets(for: verdicts, db)
         }
     }
 

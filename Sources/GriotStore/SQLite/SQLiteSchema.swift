@@ -344,6 +344,48 @@ enum SQLiteSchema {
                 table.column("lastUsedAt", .datetime)
             }
         }
+        migrator.registerMigration("v14: review queue") { db in
+            // Flags that need a person (`ReviewTicket`), opened in the transaction of the verdict
+            // or report they come from; `dedupeKey` makes one ticket per flag.
+            try db.create(table: "reviewTicket") { table in
+                table.primaryKey("id", .text)
+                table.column("kind", .text).notNull()
+                table.column("status", .text).notNull()
+                table.column("assistant", .text).notNull()
+                table.column("userID", .text).notNull()
+                table.column("threadID", .text).notNull()
+                table.column("turnID", .text)
+                table.column("messageID", .text)
+                table.column("summary", .text).notNull()
+                table.column("score", .double)
+                table.column("reason", .text)
+                table.column("note", .text)
+                table.column("createdAt", .datetime).notNull()
+                table.column("acknowledgedAt", .datetime)
+                table.column("acknowledgedBy", .text)
+                table.column("resolvedAt", .datetime)
+                table.column("resolvedBy", .text)
+                table.column("resolution", .text)
+                table.column("dedupeKey", .text).notNull().unique()
+            }
+            try db.create(index: "reviewTicket_by_created", on: "reviewTicket", columns: ["createdAt"])
+            try db.create(index: "reviewTicket_by_status", on: "reviewTicket", columns: ["status", "createdAt"])
+            try db.create(index: "reviewTicket_by_user", on: "reviewTicket", columns: ["userID"])
+            // Each ticket's delivery to the tracker (`ReviewDelivery`): attempts, when next, the
+            // last error, when delivered and the tracker's key, and the lease of the node posting it.
+            try db.create(table: "reviewOutbox") { table in
+                table.primaryKey("ticketID", .text).references("reviewTicket", onDelete: .cascade)
+                table.column("createdAt", .datetime).notNull()
+                table.column("attempts", .integer).notNull().defaults(to: 0)
+                table.column("nextAttemptAt", .datetime).notNull()
+                table.column("lastError", .text)
+                table.column("deliveredAt", .datetime)
+                table.column("remoteKey", .text)
+                table.column("leaseOwner", .text)
+                table.column("leaseUntil", .datetime)
+            }
+            try db.create(index: "reviewOutbox_due", on: "reviewOutbox", columns: ["deliveredAt", "nextAttemptAt"])
+        }
         return migrator
     }
 }
