@@ -25,6 +25,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Spans (the API the parts write to) and their export over OTLP/HTTP. swift-otel's
+        // default traits also build its gRPC exporter (grpc-swift 2 and HTTP/2): only the
+        // OTLPHTTP trait is enabled, so a clean build compiles neither.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // Text analysis: normalisation, tokenizing, stop words, Porter2 stemming.
@@ -45,8 +50,14 @@ let package = Package(
         // SSE, with retries and a circuit breaker around them.
         // json-c: a chat-completion chunk read in C (one per token of every streaming reply).
         .systemLibrary(name: "CJSONC", pkgConfig: "json-c", providers: [.apt(["libjson-c-dev"])]),
+        // What a span of ours is: the stage spans of a turn, the request id on each, errors
+        // recorded without their text, the GenAI attribute names. The API only; the exporter is
+        // the server's (TraceExport).
+        .target(name: "GriotTracing", dependencies: [
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+        ]),
         .target(name: "GriotProviders", dependencies: [
-            "CJSONC",
+            "CJSONC", "GriotTracing",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -94,7 +105,7 @@ let package = Package(
         // The turn pipeline: context under a token budget, generation, streamed events, threads.
         .target(name: "GriotChat", dependencies: [
             "GriotSafety", "GriotArchive", "GriotPrompts", "GriotProviders", "GriotTokens", "GriotStore", "GriotText", "GriotSearch", "GriotStories",
-            "GriotEmbedding",
+            "GriotEmbedding", "GriotTracing",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Who is calling: bearer JWTs (HS256 with a shared secret, RS256/ES256 from a JWKS file).
@@ -108,8 +119,10 @@ let package = Package(
         // The HTTP service on Hummingbird: routes, SSE, auth, rate limits, audit, metrics.
         .target(name: "GriotServer", dependencies: [
             "GriotChat", "GriotArchive", "GriotAuth", "GriotExport", "GriotStore", "GriotSearch", "GriotStories", "GriotProviders", "GriotPrompts",
-            "GriotSafety", "GriotEval",
+            "GriotSafety", "GriotEval", "GriotTracing",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "OTel", package: "swift-otel"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -121,7 +134,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
-        ], resources: [.copy("Resources/openapi.yaml")]),
+        ], resources: [.copy("Resources/openapi.yaml"), .copy("Resources/web")]),
         // Golden questions: the eval files, their cases and gates (the runner is `griot eval`).
         .target(name: "GriotEval", dependencies: [
             "GriotChat", "GriotSearch", "GriotStore", "GriotArchive", "GriotPrompts", "GriotProviders", "GriotSafety", "GriotText",
@@ -179,7 +192,8 @@ let package = Package(
         .testTarget(name: "GriotAuthTests", dependencies: ["GriotAuth", .product(name: "JWTKit", package: "jwt-kit")]),
         .testTarget(name: "GriotExportTests", dependencies: ["GriotExport", "GriotStore", "GriotTestSupport"]),
         .testTarget(name: "GriotServerTests", dependencies: [
-            "GriotServer", "GriotChat", "GriotArchive", "GriotStore", "GriotAuth", "GriotEval", "GriotTestSupport",
+            "GriotServer", "GriotChat", "GriotArchive", "GriotStore", "GriotAuth", "GriotEval", "GriotTestSupport", "GriotTracing",
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Yams", package: "Yams"),

@@ -6,8 +6,10 @@ import GriotSafety
 import GriotSearch
 import GriotStore
 import GriotStories
+import GriotTracing
 import Logging
 import Synchronization
+import Tracing
 
 /// One turn, top to bottom. Each stage is a method below, in the order `run` calls them:
 ///
@@ -29,6 +31,10 @@ import Synchronization
 /// Which safety stages run is the assistant's choice, in its prompt's front matter; the echo stage
 /// (`PromptEcho`) is not a choice: no assistant wants its instructions recited or its sources
 /// block copied out as an answer, and it runs for every assistant.
+///
+/// The turn is a span ("turn"), and each stage that runs a span of its own under it, named as
+/// above; the model call is a GenAI span under `generate` (`ChatProvider.generateTraced`). Span
+/// attributes hold ids, counts, kinds and statuses only (docs/TRACES.md).
 struct TurnPipeline: Sendable {
     let engine: ChatEngine
 
@@ -39,6 +45,17 @@ struct TurnPipeline: Sendable {
     static let log = Logger(label: "griot.turn")
 
     func run(_ plan: TurnPlan, emit: TurnEmitter) async {
+        let span = Traced.start("turn")
+        span.updateAttributes { attributes in
+            attributes[TraceAttribute.turnID] = plan.turnID
+            attributes[TraceAttribute.threadID] = plan.thread.id
+            attributes[TraceAttribute.assistant] = plan.template.assistant
+            attributes[TraceAttribute.promptVersion] = plan.template.version
+        }
+        await Traced.continuing(span, ending: true) { span in await run(plan, emit: emit, span: span) }
+    }
+
+    private func run(_ plan: TurnPlan, emit: TurnEmitter, span: any Span) async {
         var state = TurnState(plan: plan, started: Date())
         let provider = engine.provider
         state.model = plan.request.model ?? plan.template.model.model ?? provider.defaultModel
@@ -49,7 +66,13 @@ struct TurnPipeline: Sendable {
             provider: provider.name, model: state.model, command: plan.command?.rawValue, language: plan.language)))
         do {
             try await saveTurn(&state, status: .streaming)
-            switch try await screen(plan, state: &state) {
+            let screening = try await Traced.span("screen") { span in
+                let screening = try await screen(plan, state: &state)
+                span.attributes[TraceAttribute.decision] = screening.kind
+                Traced.note("screen:\(screening.kind)")
+                return screening
+            }
+            switch screening {
             case .blocked:
                 break
             case .crisis(let reply):
@@ -57,10 +80,16 @@ struct TurnPipeline: Sendable {
             case .proceed:
                 let (sources, context) = try await prepare(plan, state: &state)
                 let finder = CitationFinder(sources: sources.filter { source in context.passages.contains { $0.number == source.grounding.number } })
-                try await generate(plan, context: context, finder: finder, state: &state, emit: emit)
+                try await Traced.span("generate") { span in
+                    try await generate(plan, context: context, finder: finder, state: &state, emit: emit)
+                    if let firstToken = state.firstToken { span.attributes[TraceAttribute.firstTokenSeconds] = firstToken }
+                }
                 try Task.checkCancellation()
-                try await review(plan, context: context, publicDomain: Set(finder.sources.values.filter(\.isPublicDomain).map(\.grounding.number)),
-                                 state: &state, emit: emit)
+                try await Traced.span("review") { span in
+                    try await review(plan, context: context, publicDomain: Set(finder.sources.values.filter(\.isPublicDomain).map(\.grounding.number)),
+                                     state: &state, emit: emit)
+                    if let score = state.groundedness?.answer { span.attributes[TraceAttribute.groundedness] = score }
+                }
                 emit.yield(.chips(Chips(active: plan.command?.rawValue, available: plan.template.commands.map { "/" + $0 })))
                 emit.yield(.budget(context.ledger))
                 state.status = .complete
@@ -101,9 +130,25 @@ struct TurnPipeline: Sendable {
                 : $0.score($0.topCategory) > 0 ? $0.topCategory.rawValue : nil },
             model: state.model, elapsedSeconds: Date().timeIntervalSince(state.started), firstTokenSeconds: state.firstToken))
         emit.record(done)
-        await finish(&state, events: emit.sent)
+        await Traced.span("finish") { span in
+            await finish(&state, events: emit.sent)
+            span.attributes[TraceAttribute.status] = state.status.rawValue
+        }
+        describe(state, on: span)
         emit.send(done)
         emit.finish()
+    }
+
+    /// The turn's outcome on its span: status, model, flag kinds, and a failed turn's code.
+    private func describe(_ state: TurnState, on span: any Span) {
+        guard span.isRecording else { return }
+        span.updateAttributes { attributes in
+            attributes[TraceAttribute.status] = state.status.rawValue
+            attributes[TraceAttribute.genAIRequestModel] = state.model
+            if !state.flags.isEmpty { attributes[TraceAttribute.flags] = state.flags.map(\.kind.rawValue) }
+        }
+        Traced.note("finish:\(state.status.rawValue)")
+        if let failure = state.failure { Traced.fail(span, code: failure.code) }
     }
 
     // MARK: Stages
@@ -112,24 +157,47 @@ struct TurnPipeline: Sendable {
     /// fail, as it would be on the turn's own task. The database is read here first, on the
     /// turn's task (the index snapshot, the course and the profile): the lane's threads only
     /// compute, and never wait for a database, local or across the network.
+    ///
+    /// The `retrieve` span covers the reads on the turn's task and the search on the lane; the
+    /// lane's threads do not inherit the turn's task-locals, so both stages name their parent
+    /// and the lane's work is given the turn's tracer.
     private func prepare(_ plan: TurnPlan, state: inout TurnState) async throws -> ([CitationFinder.Source], AssembledContext) {
         let before = state
-        let searcher = try await engine.archive.searcher()
-        let course = try await plan.request.courseID.asyncFlatMap { try await engine.chats.course(id: $0) }
-        let profile = try await engine.chats.profile(userID: plan.thread.userID)
-        // The question's vector, made with the other waiting turns' in one encoder pass; the
-        // search below finds it ready.
-        if let batcher = engine.queryEmbeddings, plan.template.retrieval.k > 0, plan.template.retrieval.mode != "bm25",
-           plan.request.pinnedPassages == nil, case let query = Self.retrievalQuery(plan), !query.isEmpty {
-            await batcher.embed(query)
-            try Task.checkCancellation()
+        let turn = ServiceContext.current ?? .topLevel
+        let retrieving = Traced.start("retrieve", context: turn)
+        let (searcher, course, profile) = try await Traced.continuing(retrieving, ending: false) { _ in
+            let searcher = try await engine.archive.searcher()
+            let course = try await plan.request.courseID.asyncFlatMap { try await engine.chats.course(id: $0) }
+            let profile = try await engine.chats.profile(userID: plan.thread.userID)
+            // The question's vector, made with the other waiting turns' in one encoder pass; the
+            // search below finds it ready.
+            if let batcher = engine.queryEmbeddings, plan.template.retrieval.k > 0, plan.template.retrieval.mode != "bm25",
+               plan.request.pinnedPassages == nil, case let query = Self.retrievalQuery(plan), !query.isEmpty {
+                await batcher.embed(query)
+                try Task.checkCancellation()
+            }
+            return (searcher, course, profile)
         }
+        // The lane's threads see neither the turn's span nor a tracer bound to the turn's task.
+        let tracer = InstrumentationSystem.tracer
         let (after, outcome) = try await engine.preparation.run { [self] in
             var state = before
-            let outcome = Result { () throws -> ([CitationFinder.Source], AssembledContext) in
-                let sources = try retrieve(plan, searcher: searcher, state: &state)
-                return (sources, try assemble(plan, sources: sources, course: course, profile: profile, state: &state))
-            }
+            let outcome = withTracer(tracer) { Result { () throws -> ([CitationFinder.Source], AssembledContext) in
+                let sources = try Traced.continuing(retrieving, ending: true) { span in
+                    let sources = try retrieve(plan, searcher: searcher, state: &state)
+                    span.attributes[TraceAttribute.passages] = sources.count
+                    Traced.note("retrieve:\(sources.count) passages")
+                    return sources
+                }
+                let context = try Traced.span("assemble", context: turn) { span in
+                    let context = try assemble(plan, sources: sources, course: course, profile: profile, state: &state)
+                    span.attributes[TraceAttribute.promptTokens] = context.ledger.promptTokens
+                    span.attributes[TraceAttribute.droppedParts] = context.ledger.dropped.count
+                    Traced.note("assemble:\(context.ledger.promptTokens) tokens")
+                    return context
+                }
+                return (sources, context)
+            } }
             return (state, outcome)
         }
         state = after
@@ -292,7 +360,11 @@ struct TurnPipeline: Sendable {
             // In a child task, so that a reply stopped at its token limit stops that task alone;
             // the model's tokens still reach the regrouping in the task that reads them.
             try await withThrowingTaskGroup(of: Void.self) { [provider = engine.provider] group in
-                group.addTask { try await provider.generate(request, into: regrouping.receive) }
+                group.addTask { [model = state.model, prompt = context.ledger.promptTokens] in
+                    try await provider.generateTraced(request, model: model, into: regrouping.receive) {
+                        TokenUsage(promptTokens: prompt, completionTokens: counter.count(regrouping.state.modelText))
+                    }
+                }
                 try await group.waitForAll()
             }
             if !regrouping.isTruncated { regrouping.recordingComplete() }
@@ -322,6 +394,15 @@ struct TurnPipeline: Sendable {
         case proceed
         case blocked
         case crisis(MessageGate.CrisisReply)
+
+        /// The decision's name, for the `screen` span and the trail.
+        var kind: String {
+            switch self {
+            case .proceed: "allow"
+            case .blocked: "block"
+            case .crisis: "crisis"
+            }
+        }
     }
 
     /// Stage 0, the `MessageGate` every user text passes (an edit passes the same one), and what
