@@ -2,7 +2,9 @@ import Foundation
 import Logging
 
 /// One JSON object per log line on standard error: time, level, label, message and metadata
-/// (request id, correlation id, user id), so that logs can be searched by request.
+/// (request id, correlation id, user id), so that logs can be searched by request; and, from
+/// its metadata provider (`.traceContext` unless told otherwise), the trace and span ids of the
+/// span the line was written under, so that a request's lines and its trace find each other.
 ///
 /// ```swift
 /// LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
@@ -10,10 +12,16 @@ import Logging
 public struct JSONLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
+    public var metadataProvider: Logger.MetadataProvider?
     let label: String
+    /// Where each line goes: standard error, or a test's buffer.
+    let output: @Sendable (Data) -> Void
 
-    public init(label: String) {
+    public init(label: String, metadataProvider: Logger.MetadataProvider? = .traceContext,
+                output: @escaping @Sendable (Data) -> Void = { FileHandle.standardError.write($0) }) {
         self.label = label
+        self.metadataProvider = metadataProvider
+        self.output = output
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -29,7 +37,10 @@ public struct JSONLogHandler: LogHandler {
             "label": label,
             "message": event.message.description,
         ]
-        for (key, value) in metadata.merging(event.metadata ?? [:], uniquingKeysWith: { _, new in new }) {
+        // The handler's, then the provider's (the current span), then the line's own.
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided, uniquingKeysWith: { _, new in new }) }
+        for (key, value) in merged.merging(event.metadata ?? [:], uniquingKeysWith: { _, new in new }) {
             fields[key] = "\(value)"
         }
         if let error = event.error { fields["error"] = "\(error)" }
@@ -37,6 +48,6 @@ public struct JSONLogHandler: LogHandler {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var line = try? encoder.encode(fields) else { return }
         line.append(0x0A)
-        FileHandle.standardError.write(line)
+        output(line)
     }
 }
