@@ -27,6 +27,9 @@ case "${1:-}" in
 esac
 
 scripts/setup.sh
+# The trace tests' OTLP receiver decodes with opentelemetry-proto from PyPI, in a pinned venv
+# under ~/.cache/griot: made here once (about 10 s), a tenth of a second after that.
+scripts/otlp-receiver.sh --install
 
 # One test at a time: several suites embed the demo corpus on the cooperative threads, and
 # run in parallel on 2 cores they starved the timing checks of the streaming tests (a
