@@ -34,6 +34,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         // Settings first, so a mistyped one fails before the index is loaded.
         let routeLimits = try RouteLimits(environment: ProcessInfo.processInfo.environment)
+        let reviewWebhook = try ReviewWebhook(environment: ProcessInfo.processInfo.environment)
         let archive = try await options.openArchive()
         let configuration = try options.configuration()
         let engine = try await ChatEngine.open(archive: archive, configuration: configuration)
@@ -66,7 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
             addresses = AddressHasher(salt: Data(salt.utf8))
         }
         let service = try GriotService(engine: engine, verifier: verifier, fleet: fleet, routeLimits: routeLimits, addresses: addresses,
-                                       trustedProxies: ForwardedClient.trusted(environment))
+                                       trustedProxies: ForwardedClient.trusted(environment), reviewWebhook: reviewWebhook)
         // Commits are synced to disk within 200 ms, in groups, off the request path.
         let syncer = (archive.store as? SQLiteStoryStore)?.startWALSync()
         // A streaming reply's checkpoints are synced as they are written, so the text a client

@@ -65,6 +65,14 @@ struct AccessPolicy: Sendable {
         "GET /api/messages/{id}/retained": .init(.roles([.admin], "Only admins may read the texts kept for moderation review."), .heavy),
         "GET /api/ops/turns": .init(.roles([.operator, .admin], "Only operators and admins may list and replay turns."), .heavy),
         "POST /api/ops/replay": .init(.roles([.operator, .admin], "Only operators and admins may list and replay turns."), .heavy),
+        // The review queue (issue 37, item 63): tickets opened by flags that need a person and by
+        // users' reports, for operators and admins; each change is audited.
+        "GET /api/ops/reviews": .init(.roles([.operator, .admin], "Only operators and admins may read the review queue."), .read),
+        "GET /api/ops/reviews/{id}": .init(.roles([.operator, .admin], "Only operators and admins may read the review queue."), .read),
+        "POST /api/ops/reviews/{id}/acknowledge": .init(.roles([.operator, .admin], "Only operators and admins may acknowledge review tickets."), .read),
+        "POST /api/ops/reviews/{id}/resolve": .init(.roles([.operator, .admin], "Only operators and admins may resolve review tickets."), .read),
+        // One route for every assistant's replies: the asker reports a reply of their own thread.
+        "POST /api/messages/{id}/report": .init(.messageInOwnThread, .heavy),
 
         "POST /api/support-grants": .init(.signedIn, .read),
         "GET /api/support-grants": .init(.signedIn, .read),
@@ -136,6 +144,14 @@ struct AccessPolicy: Sendable {
                 try checkCourse(courseID, for: caller)
             }
             return AccessGrant()
+        case .messageInOwnThread:
+            let caller = try require(caller)
+            let id = try ClientIdentifier.check(try context.parameters.require("id"), field: "message_id")
+            guard let message = try await chats.message(id: id), let thread = try await chats.thread(id: message.threadID),
+                  thread.userID == caller.userID else {
+                throw APIError.notFound("message_not_found", "There is no message \(id) in a thread of yours; it may have been deleted. Reload the thread's messages.")
+            }
+            return AccessGrant(thread: thread, message: message)
         case .completionCaller:
             let caller = try require(caller)
             let body: ByteBuffer

@@ -41,6 +41,9 @@ enum AccessRule: Sendable {
     case selfOrAdmin
     /// The `{id}` is a support grant the caller gave (as a story owner); anyone else's is 404.
     case supportGrantOwner
+    /// The `{id}` is a message in a thread the caller owns, of any assistant (a Griot session, a
+    /// coaching thread, an OpenAI client's thread): the asker reporting a reply. Anyone else's is 404.
+    case messageInOwnThread
     /// An OpenAI chat completion (`/v1/chat/completions`): the body's `thread_id`, when given,
     /// is a thread the caller owns of the assistant its `model` names (404 otherwise), and its
     /// `course_id`, when given, is one of the caller's courses (403 otherwise), as

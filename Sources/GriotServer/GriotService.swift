@@ -33,11 +33,14 @@ public struct GriotService: Sendable {
     public let follower: IndexFollower
     /// The load balancers whose `X-Forwarded-For` names the client (`ForwardedClient`).
     public let trustedProxies: Set<String>
+    /// Where review tickets are posted (`GRIOT_REVIEW_WEBHOOK_URL`); nil: they wait in the outbox.
+    public let reviewWebhook: ReviewWebhook?
 
     public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry? = nil, fleet: StreamFleet? = nil, metrics: ServiceMetrics = ServiceMetrics(),
                 limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults, addresses: AddressHasher = .ephemeral(),
-                trustedProxies: Set<String> = []) throws {
+                trustedProxies: Set<String> = [], reviewWebhook: ReviewWebhook? = nil) throws {
         self.engine = engine
+        self.reviewWebhook = reviewWebhook
         self.trustedProxies = trustedProxies
         self.addresses = addresses
         self.verifier = verifier
@@ -67,6 +70,9 @@ public struct GriotService: Sendable {
         CoachRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("coach"))
         AdminRoutes(chats: engine.chats, turns: turns).add(to: api)
         OpsRoutes(engine: engine).add(to: api.group("ops"))
+        let reviews = ReviewRoutes(engine: engine)
+        reviews.addOps(to: api.group("ops"))
+        reviews.addReports(to: api)
         SupportGrantRoutes(engine: engine).add(to: api.group("support-grants"))
         KeyRoutes(chats: engine.chats).add(to: api.group("admin/keys"))
         V1Routes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: router.group("v1"))
@@ -80,6 +86,9 @@ public struct GriotService: Sendable {
         var services: [any Service] = [jobs, follower]
         if let fleet = turns.fleet {
             services.append(StreamNodeService(fleet: fleet, turns: turns, jobs: engine.chats, logger: logger))
+        }
+        if let reviewWebhook {
+            services.append(ReviewDeliveryService(chats: engine.chats, scrubber: engine.safety.scrubber, webhook: reviewWebhook, logger: logger))
         }
         return Application(router: router(), server: Self.server, configuration: .init(address: .hostname(host, port: port), serverName: "griot"),
                            services: services, logger: logger)

@@ -72,6 +72,10 @@ import Yams
         var grant: String
         /// An API key (made for this role's requests, so that a revoke by one role leaves the others' alone).
         var key: String
+        /// The assistant's reply in the coaching thread (the asker may report it).
+        var replyID: String
+        /// A review ticket on the coaching turn (each role's own, so one role's resolve leaves the others' open).
+        var ticket: String
         var service: TestService
     }
 
@@ -90,6 +94,8 @@ import Yams
         "POST /api/coach/threads", "GET /api/coach/threads/{id}/messages", "POST /api/coach/threads/{id}/messages",
         "POST /api/coach/threads/{id}/stop", "PUT /api/coach/courses/{id}/instructions", "GET /api/coach/threads/{id}/export",
         "GET /api/audit", "GET /api/messages/{id}/retained", "GET /api/ops/turns", "POST /api/ops/replay",
+        "GET /api/ops/reviews", "GET /api/ops/reviews/{id}", "POST /api/ops/reviews/{id}/acknowledge", "POST /api/ops/reviews/{id}/resolve",
+        "POST /api/messages/{id}/report",
         "POST /api/support-grants", "GET /api/support-grants", "DELETE /api/support-grants/{id}",
         "GET /v1/models", "POST /v1/chat/completions", "POST /v1/moderations",
         "POST /api/admin/keys", "GET /api/admin/keys", "DELETE /api/admin/keys/{id}",
@@ -136,6 +142,13 @@ import Yams
         "GET /api/messages/{id}/retained": { f in Call(method: .GET, path: "/api/messages/\(f.messageID)/retained") },
         "GET /api/ops/turns": { _ in Call(method: .GET, path: "/api/ops/turns?limit=5") },
         "POST /api/ops/replay": { f in Call(method: .POST, path: "/api/ops/replay", body: body(["id": f.turnID, "cassette": true])) },
+        "GET /api/ops/reviews": { _ in Call(method: .GET, path: "/api/ops/reviews?limit=5") },
+        "GET /api/ops/reviews/{id}": { f in Call(method: .GET, path: "/api/ops/reviews/\(f.ticket)") },
+        "POST /api/ops/reviews/{id}/acknowledge": { f in Call(method: .POST, path: "/api/ops/reviews/\(f.ticket)/acknowledge") },
+        "POST /api/ops/reviews/{id}/resolve": { f in
+            Call(method: .POST, path: "/api/ops/reviews/\(f.ticket)/resolve", body: body(["resolution": "Checked the passages."]))
+        },
+        "POST /api/messages/{id}/report": { f in Call(method: .POST, path: "/api/messages/\(f.replyID)/report", body: body(["reason": "inaccurate"])) },
         "POST /api/support-grants": { _ in Call(method: .POST, path: "/api/support-grants", body: body(["hours": 2])) },
         "GET /api/support-grants": { _ in Call(method: .GET, path: "/api/support-grants") },
         "DELETE /api/support-grants/{id}": { f in Call(method: .DELETE, path: "/api/support-grants/\(f.grant)") },
@@ -184,9 +197,14 @@ import Yams
                 let grant = try await service.engine.chats.createSupportGrant(SupportGrant(
                     ownerUserID: owner, stories: nil, createdAt: Date(), expiresAt: Date().addingTimeInterval(3600)))
                 let key = try await service.engine.chats.createAPIKey(APIKey.make(name: "matrix \(role)", role: "client", now: Date()).key)
+                let reply = try #require(try await service.engine.chats.recentMessages(threadID: thread, limit: 10).first { $0.role == .assistant })
+                try await service.engine.chats.recordVerdicts([SafetyVerdictRecord(
+                    at: Date(), turnID: turnID, threadID: thread, messageID: reply.id, userID: owner, ipHash: nil, stage: "groundedness", score: 0.2,
+                    decision: "flag", reason: "answer 0.20 over 1 claim; 1 below 0.4")])
+                let ticket = try #require(try await service.engine.chats.reviewItems(ReviewFilter(turnID: turnID)).first?.ticket.id)
                 let fixture = Fixture(owner: owner, thread: thread, messageID: mine.id, session: session, turnID: turnID,
                                       story: "matrix-lantern-\(role.replacingOccurrences(of: "_", with: "-"))", grant: grant.id, key: key.id,
-                                      service: service)
+                                      replyID: reply.id, ticket: ticket, service: service)
                 let caller = try await Self.headers(role, fixture: fixture)
 
                 for operation in Self.order {

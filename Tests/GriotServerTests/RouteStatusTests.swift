@@ -1,6 +1,7 @@
 import Foundation
 import GriotAuth
 @testable import GriotServer
+import GriotStore
 import GriotTestSupport
 import HTTPTypes
 import NIOCore
@@ -76,8 +77,52 @@ import Yams
             let made = try await live(client, .POST, "/api/admin/keys", headers: admin, body: body(["name": "status key", "role": "client"]))
             let keyID = try #require(object(made.text)["id"] as? String)
             let question = ["model": "griot", "messages": [["role": "user", "content": "Who kept bees?"]]] as [String: Any]
+            // A review ticket on Maya's Griot turn, and her reply to report.
+            let sessionTurn = try #require(try await service.engine.chats.turns(threadID: session).first)
+            try await service.engine.chats.recordVerdicts([SafetyVerdictRecord(
+                at: Date(), turnID: sessionTurn.id, threadID: session, messageID: sessionTurn.assistantMessageID, userID: "u-maya", ipHash: nil,
+                stage: "copyright", score: 0.95, decision: "flag", reason: "420 characters 0.95 similar to passage [1]")])
+            let ticket = try #require(try await service.engine.chats.reviewItems(ReviewFilter(turnID: sessionTurn.id)).first?.ticket.id)
+            let replyID = try #require(object(asked.text)["message_id"] as? String)
 
             let cases: [Case] = [
+                Case(method: .GET, path: "/api/ops/reviews?status=open&kind=copyright_review", operation: "GET /api/ops/reviews", status: 200, headers: ops),
+                Case(method: .GET, path: "/api/ops/reviews?kind=sparkly", operation: "GET /api/ops/reviews", status: 400, headers: ops),
+                Case(method: .GET, path: "/api/ops/reviews", operation: "GET /api/ops/reviews", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/ops/reviews", operation: "GET /api/ops/reviews", status: 403, headers: maya),
+                Case(method: .GET, path: "/api/ops/reviews/\(ticket)", operation: "GET /api/ops/reviews/{id}", status: 200, headers: admin),
+                Case(method: .GET, path: "/api/ops/reviews/\(badID)", operation: "GET /api/ops/reviews/{id}", status: 400, headers: ops),
+                Case(method: .GET, path: "/api/ops/reviews/\(ticket)", operation: "GET /api/ops/reviews/{id}", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/ops/reviews/\(ticket)", operation: "GET /api/ops/reviews/{id}", status: 403, headers: coach),
+                Case(method: .GET, path: "/api/ops/reviews/no-such-ticket", operation: "GET /api/ops/reviews/{id}", status: 404, headers: ops),
+                Case(method: .POST, path: "/api/ops/reviews/\(badID)/acknowledge", operation: "POST /api/ops/reviews/{id}/acknowledge", status: 400, headers: ops),
+                Case(method: .POST, path: "/api/ops/reviews/\(ticket)/acknowledge", operation: "POST /api/ops/reviews/{id}/acknowledge", status: 401, headers: anonymous),
+                Case(method: .POST, path: "/api/ops/reviews/\(ticket)/acknowledge", operation: "POST /api/ops/reviews/{id}/acknowledge", status: 403, headers: maya),
+                Case(method: .POST, path: "/api/ops/reviews/no-such-ticket/acknowledge", operation: "POST /api/ops/reviews/{id}/acknowledge", status: 404, headers: ops),
+                Case(method: .POST, path: "/api/ops/reviews/\(ticket)/acknowledge", operation: "POST /api/ops/reviews/{id}/acknowledge", status: 200, headers: ops),
+                Case(method: .POST, path: "/api/ops/reviews/\(ticket)/acknowledge", operation: "POST /api/ops/reviews/{id}/acknowledge", status: 409, headers: admin),
+                Case(method: .POST, path: "/api/ops/reviews/\(ticket)/resolve", operation: "POST /api/ops/reviews/{id}/resolve", status: 400, headers: ops,
+                     body: body(["resolution": 5])),
+                Case(method: .POST, path: "/api/ops/reviews/\(ticket)/resolve", operation: "POST /api/ops/reviews/{id}/resolve", status: 401, headers: anonymous),
+                Case(method: .POST, path: "/api/ops/reviews/\(ticket)/resolve", operation: "POST /api/ops/reviews/{id}/resolve", status: 403, headers: coach),
+                Case(method: .POST, path: "/api/ops/reviews/no-such-ticket/resolve", operation: "POST /api/ops/reviews/{id}/resolve", status: 404, headers: ops),
+                Case(method: .POST, path: "/api/ops/reviews/\(ticket)/resolve", operation: "POST /api/ops/reviews/{id}/resolve", status: 413, headers: ops, body: huge),
+                Case(method: .POST, path: "/api/ops/reviews/\(ticket)/resolve", operation: "POST /api/ops/reviews/{id}/resolve", status: 200, headers: admin,
+                     body: body(["resolution": "Quoted a public-domain passage; no action."])),
+                Case(method: .POST, path: "/api/ops/reviews/\(ticket)/resolve", operation: "POST /api/ops/reviews/{id}/resolve", status: 409, headers: ops),
+                Case(method: .POST, path: "/api/messages/\(replyID)/report", operation: "POST /api/messages/{id}/report", status: 400, headers: maya,
+                     body: body(["reason": "boring"])),
+                Case(method: .POST, path: "/api/messages/\(replyID)/report", operation: "POST /api/messages/{id}/report", status: 401, headers: anonymous,
+                     body: body(["reason": "inaccurate"])),
+                Case(method: .POST, path: "/api/messages/\(replyID)/report", operation: "POST /api/messages/{id}/report", status: 404, headers: stranger,
+                     body: body(["reason": "inaccurate"])),
+                Case(method: .POST, path: "/api/messages/\(replyID)/report", operation: "POST /api/messages/{id}/report", status: 413, headers: maya, body: huge),
+                Case(method: .POST, path: "/api/messages/\(replyID)/report", operation: "POST /api/messages/{id}/report", status: 422, headers: maya,
+                     body: body(["reason": "offensive", "note": "Shut up, you idiot. You are worthless trash and everyone hates you."])),
+                Case(method: .POST, path: "/api/messages/\(replyID)/report", operation: "POST /api/messages/{id}/report", status: 201, headers: maya,
+                     body: body(["reason": "inaccurate", "note": "The flood was in 1927."])),
+                Case(method: .POST, path: "/api/messages/\(replyID)/report", operation: "POST /api/messages/{id}/report", status: 200, headers: maya,
+                     body: body(["reason": "inaccurate"])),
                 Case(method: .GET, path: "/api/ops/turns?assistant=griot&limit=5", operation: "GET /api/ops/turns", status: 200, headers: ops),
                 Case(method: .GET, path: "/api/ops/turns?flag=sparkly", operation: "GET /api/ops/turns", status: 400, headers: ops),
                 Case(method: .GET, path: "/api/ops/turns", operation: "GET /api/ops/turns", status: 401, headers: anonymous),
