@@ -500,6 +500,7 @@ async function ask(event) {
                 case "meta":
                     reply.id = data.assistant_message_id;
                     mine.id = data.user_message_id;
+                    if (mine.id) mine.node.dataset.id = mine.id;
                     reply.model = data.model;
                     if (assistant === "griot" && !state.sessionID) state.sessionID = data.thread_id;
                     break;

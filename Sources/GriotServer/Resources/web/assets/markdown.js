@@ -87,7 +87,9 @@ function renderBlocks(lines, parent, options) {
             continue;
         }
 
-        const paragraph = [];
+        // The first line is this paragraph's whatever it looks like (a "```js x" that is no fence).
+        const paragraph = [line.trim()];
+        i += 1;
         while (i < lines.length && !/^\s*$/.test(lines[i]) && !startsBlock(lines[i])) { paragraph.push(lines[i].trim()); i += 1; }
         const element = document.createElement("p");
         paragraph.forEach((part, index) => {
@@ -185,11 +187,13 @@ export function appendInline(parent, text, options = {}) {
                 pattern.lastIndex = i;
                 const match = pattern.exec(text);
                 if (!match) continue;
+                // Read before inlineNode: its recursion moves the same pattern's lastIndex.
+                const end = pattern.lastIndex;
                 const node = inlineNode(kind, match, options);
                 if (!node) continue;
                 flush();
                 parent.append(node);
-                i = pattern.lastIndex;
+                i = end;
                 continue outer;
             }
         }
