@@ -285,8 +285,24 @@ def test_model_html_runs_nothing(driver):
     check(no_alert(driver) is None and driver.execute_script("return typeof window.__griotXSS") == "undefined", "clicking the link ran script")
     # The groundedness stage flagged this reply: the page says so on it.
     flag = reply.find_elements(By.CSS_SELECTOR, "[data-flag=low_groundedness]")
-    check(flag and "AI may be inaccurate" in flag[0].text, "the low-groundedness flag is not shown on the reply")
+    check(flag and flag[0].text.strip() == "AI may be inaccurate.", f"the low-groundedness flag is not shown on the reply once: {flag and flag[0].text!r}")
     driver.save_screenshot(str(SHOTS / "test_model_html_runs_nothing.png"))
+
+
+def test_crisis_reply(driver):
+    """A message about self-harm gets the crisis reply, shown as an alert with its resources, never a model's answer."""
+    sign_in(driver)
+    driver.find_element(By.ID, "new-session").click()
+    ask(driver, "I want to kill myself tonight")
+    reply = wait_reply_done(driver)
+    check("crisis" in (reply.get_attribute("class") or ""), "the reply is not marked as the crisis reply")
+    check(reply.get_attribute("role") == "alert", "the crisis reply is not an alert")
+    check("988" in reply.text, f"the crisis resources are not shown: {reply.text[:200]!r}")
+    links = [a.get_attribute("href") for a in reply.find_elements(By.CSS_SELECTOR, ".crisis-links a")]
+    check(links == ["https://988lifeline.org/", "https://findahelpline.com/"], f"the helpline links: {links}")
+    badge = reply.find_element(By.CSS_SELECTOR, ".badge").text
+    check(badge == "Prepared reply, not AI-generated", f"the crisis template is badged {badge!r}")
+    driver.save_screenshot(str(SHOTS / "test_crisis_reply.png"))
 
 
 def test_keyboard_only_ask(driver):
@@ -472,7 +488,7 @@ def test_page_policy(driver):
 
 
 TESTS = [test_sign_in, test_streams_an_answer, test_stop_mid_stream, test_open_citation, test_model_html_runs_nothing,
-         test_keyboard_only_ask, test_narrow_screen_no_horizontal_scroll, test_markdown_renderer, test_report_a_reply,
+         test_crisis_reply, test_keyboard_only_ask, test_narrow_screen_no_horizontal_scroll, test_markdown_renderer, test_report_a_reply,
          test_coaching_thread, test_page_policy]
 
 

@@ -324,7 +324,10 @@ function renderMessage(message) {
     const meta = el("p", { className: "meta" }, el("span", { className: "author" }, author));
     if (!mine) {
         // Item 64: every reply says it was written by AI, and by which model when the stream said.
-        meta.append(" ", el("span", { className: "badge" }, message.model ? `AI-generated · ${message.model}` : "AI-generated"));
+        // A template's reply (the crisis reply, "template:crisis@1") was written by people, not a model.
+        const prepared = typeof message.model === "string" && message.model.startsWith("template:");
+        meta.append(" ", el("span", { className: "badge" },
+            prepared ? "Prepared reply, not AI-generated" : message.model ? `AI-generated · ${message.model}` : "AI-generated"));
     }
     const words = statusWords(message.status);
     if (words) meta.append(" ", el("span", { className: `state state-${message.status}` }, words));
@@ -338,8 +341,11 @@ function renderMessage(message) {
     for (const flag of message.flags) {
         if (flag.kind === "crisis") continue;
         const title = FLAG_TITLES[flag.kind] ?? "Note";
+        // The service's words follow the title, unless they only repeat it.
+        const words = (flag.message ?? "").trim();
+        const same = words.replace(/[.!]$/, "").toLowerCase() === title.toLowerCase();
         node.append(el("p", { className: `flag flag-${flag.kind}`, role: "note", dataset: { flag: flag.kind } },
-            el("strong", {}, `${title}. `), flag.message ?? ""));
+            el("strong", {}, same || !words ? `${title}.` : `${title}. `), same ? "" : words));
     }
     node.append(contentNode(message));
     if (crisis) {
