@@ -192,6 +192,29 @@ struct ReviewQueueConformanceTests {
         }
     }
 
+    @Test("Workers claiming at the same moment get disjoint tickets, and together all of them", arguments: StoreBackend.allCases)
+    func concurrentClaims(_ backend: StoreBackend) async throws {
+        try await backend.withStorage { storage in
+            let chats = storage.chats
+            let thread = try await chats.createThread(assistant: "griot", userID: "u-ruth", now: F.t0)
+            for index in 0..<6 {
+                let (_, _, turn) = try await F.exchange(chats, threadID: thread.id, question: "q\(index)", reply: "r\(index)", at: F.t0)
+                try await chats.recordVerdicts([Self.verdict(turn, stage: "groundedness", decision: "flag", at: F.t0 + Double(index))])
+            }
+            let claims = try await withThrowingTaskGroup(of: [String].self) { group in
+                for worker in 0..<3 {
+                    group.addTask {
+                        try await chats.claimReviewDeliveries(owner: "node-\(worker)", limit: 2, lease: 60, now: F.t0 + 10).map(\.ticket.id)
+                    }
+                }
+                return try await group.reduce(into: [[String]]()) { $0.append($1) }
+            }
+            let claimed = claims.flatMap { $0 }
+            #expect(claimed.count == 6 && Set(claimed).count == 6, "each ticket to exactly one worker: \(claims)")
+            #expect(claims.allSatisfy { $0.count == 2 })
+        }
+    }
+
     @Test("An erasure removes the tickets about the user and the operator's name from the tickets they handled", arguments: StoreBackend.allCases)
     func erasure(_ backend: StoreBackend) async throws {
         try await backend.withStorage { storage in
