@@ -73,7 +73,12 @@ struct ServeCommand: AsyncParsableCommand {
         // A streaming reply's checkpoints are synced as they are written, so the text a client
         // has seen is on disk, not only in the WAL, when its auto-save lag is measured.
         if let syncer { engine.checkpoints.syncAfterWrite { syncer.syncNow() } }
-        try await service.run(host: host, port: port, interruptedAfter: interruptedAfter, shutdownGrace: .milliseconds(Int(shutdownGrace * 1000)))
+        // With OTEL_EXPORTER_OTLP_ENDPOINT set, spans are exported over OTLP/HTTP while the service
+        // runs and flushed when it stops (docs/TRACES.md); unset, this is service.run alone.
+        let grace: Duration = .milliseconds(Int(shutdownGrace * 1000))
+        try await TraceExport.running { [host, port] in
+            try await service.run(host: host, port: port, interruptedAfter: interruptedAfter, shutdownGrace: grace)
+        }
         syncer?.syncNow()
         syncer?.stop()
     }

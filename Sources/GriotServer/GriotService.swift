@@ -76,6 +76,7 @@ public struct GriotService: Sendable {
         SupportGrantRoutes(engine: engine).add(to: api.group("support-grants"))
         KeyRoutes(chats: engine.chats).add(to: api.group("admin/keys"))
         V1Routes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: router.group("v1"))
+        WebPages.bundled.add(to: router)   // last: it answers only what no route matched (/chat, /assets/…)
         return router
     }
 
