@@ -120,10 +120,7 @@ extension PostgresChatStore {
                 UPDATE reviewticket SET status = \(ReviewTicket.Status.acknowledged.rawValue), acknowledgedat = \(at), acknowledgedby = \(actorID)
                 WHERE id = \(id)
                 """, on: connection)
-            try await Self.insert(AuditEntry(at: at, action: .reviewAcknowledge, userID: ticket.userID, actorID: actorID, threadID: ticket.threadID,
-                                             messageID: ticket.messageID, ipHash: context?.ipHash,
-                                             details: AuditEntry.details(["ticket_id": .string(id), "kind": .string(ticket.kind.rawValue)])),
-                                  on: connection)
+            try await Self.insert(AuditEntry.reviewStep(.reviewAcknowledge, on: ticket, by: actorID, at: at, context: context), on: connection)
             guard let item = try await Self.item(id, on: connection) else { throw ReviewTicket.notFound(id) }
             return item
         }
@@ -143,10 +140,7 @@ extension PostgresChatStore {
                                         resolution = \(resolution)
                 WHERE id = \(id)
                 """, on: connection)
-            try await Self.insert(AuditEntry(at: at, action: .reviewResolve, userID: ticket.userID, actorID: actorID, threadID: ticket.threadID,
-                                             messageID: ticket.messageID, ipHash: context?.ipHash,
-                                             details: AuditEntry.details(["ticket_id": .string(id), "kind": .string(ticket.kind.rawValue)])),
-                                  on: connection)
+            try await Self.insert(AuditEntry.reviewStep(.reviewResolve, on: ticket, by: actorID, at: at, context: context), on: connection)
             guard let item = try await Self.item(id, on: connection) else { throw ReviewTicket.notFound(id) }
             return item
         }

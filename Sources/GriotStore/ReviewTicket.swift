@@ -230,3 +230,14 @@ extension AuditAction {
     /// A user reported a reply (`details.ticket_id`, `details.reason`; never the note).
     public static let reviewReport: AuditAction = "review.report"
 }
+
+extension AuditEntry {
+    /// The audit line of a step an operator takes on a ticket (acknowledge, resolve), the same on
+    /// every backend: whose ticket, which thread and message, the ticket and its kind.
+    public static func reviewStep(_ action: AuditAction, on ticket: ReviewTicket, by actorID: String, at: Date,
+                                  context: AuditContext?) -> AuditEntry {
+        AuditEntry(at: at, action: action, userID: ticket.userID, actorID: actorID, threadID: ticket.threadID,
+                   messageID: ticket.messageID, ipHash: context?.ipHash,
+                   details: AuditEntry.details(["ticket_id": .string(ticket.id), "kind": .string(ticket.kind.rawValue)]))
+    }
+}

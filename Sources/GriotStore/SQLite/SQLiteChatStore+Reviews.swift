@@ -85,9 +85,7 @@ extension SQLiteChatStore {
             ticket.acknowledgedAt = now
             ticket.acknowledgedBy = actorID
             try ticket.update(db)
-            var entry = AuditEntry(at: now, action: .reviewAcknowledge, userID: ticket.userID, actorID: actorID, threadID: ticket.threadID,
-                                   messageID: ticket.messageID, ipHash: context?.ipHash,
-                                   details: AuditEntry.details(["ticket_id": .string(id), "kind": .string(ticket.kind.rawValue)]))
+            var entry = AuditEntry.reviewStep(.reviewAcknowledge, on: ticket, by: actorID, at: now, context: context)
             try entry.insert(db)
             return try Self.item(id, db) ?? ReviewItem(ticket: ticket, delivery: nil)
         }
@@ -103,9 +101,7 @@ extension SQLiteChatStore {
             ticket.resolvedBy = actorID
             ticket.resolution = resolution
             try ticket.update(db)
-            var entry = AuditEntry(at: now, action: .reviewResolve, userID: ticket.userID, actorID: actorID, threadID: ticket.threadID,
-                                   messageID: ticket.messageID, ipHash: context?.ipHash,
-                                   details: AuditEntry.details(["ticket_id": .string(id), "kind": .string(ticket.kind.rawValue)]))
+            var entry = AuditEntry.reviewStep(.reviewResolve, on: ticket, by: actorID, at: now, context: context)
             try entry.insert(db)
             return try Self.item(id, db) ?? ReviewItem(ticket: ticket, delivery: nil)
         }
