@@ -71,6 +71,18 @@ struct AccessPolicy: Sendable {
         "GET /api/ops/reviews/{id}": .init(.roles([.operator, .admin], "Only operators and admins may read the review queue."), .read),
         "POST /api/ops/reviews/{id}/acknowledge": .init(.roles([.operator, .admin], "Only operators and admins may acknowledge review tickets."), .read),
         "POST /api/ops/reviews/{id}/resolve": .init(.roles([.operator, .admin], "Only operators and admins may resolve review tickets."), .read),
+        // The operators' console (issue 37): its JSON routes, under the same operators' rule.
+        // The dashboard reads a per-minute rollup (a few hundred rows at most), and its stream
+        // stays open while the page is, so neither is capped like a heavy request would be.
+        "GET /api/ops/dashboard": .init(.roles([.operator, .admin], "Only operators and admins may read the dashboard."), .read),
+        "GET /api/ops/dashboard/stream": .init(.roles([.operator, .admin], "Only operators and admins may read the dashboard."), .read),
+        "GET /api/ops/turns/{id}": .init(.roles([.operator, .admin], "Only operators and admins may read stored turns."), .read),
+        "GET /api/ops/prompts": .init(.roles([.operator, .admin], "Only operators and admins may read prompt releases."), .read),
+        // Operators as well as admins may promote: releasing a prompt is operations work (the
+        // shell's `griot prompts promote` asks for no role either), what protects production is
+        // the eval gate, which no role can skip, and each attempt is logged with who asked. It
+        // runs an eval suite, so it is heavy.
+        "POST /api/ops/prompts/{assistant}/promote": .init(.roles([.operator, .admin], "Only operators and admins may promote a prompt version."), .heavy),
         // One route for every assistant's replies: the asker reports a reply of their own thread.
         "POST /api/messages/{id}/report": .init(.messageInOwnThread, .heavy),
 
