@@ -1,11 +1,12 @@
-// The service's JSON routes and event streams, as the chat page calls them (openapi.yaml holds
-// their shapes). The bearer token lives in sessionStorage only: it goes when the tab closes,
+// The service's JSON routes and event streams, as the chat page and the console call them
+// (openapi.yaml holds their shapes). The bearer token lives in sessionStorage only: it goes when the tab closes,
 // and nothing else (no cookie, no localStorage) ever holds it.
 //
 //   import { api, session } from "/assets/api.js";
 //   session.token = "eyJ…";
 //   const { sessions } = await api.json("GET", "/api/griot/sessions");
 //   await api.stream("/api/griot/chat/stream", { message: "Who kept bees?" }, { onEvent, signal });
+//   await api.stream("/api/ops/dashboard/stream?range=1h", undefined, { onEvent, signal });   // GET
 
 const TOKEN_KEY = "griot.token";
 
@@ -72,19 +73,19 @@ export const api = {
     },
 
     /**
-     * POSTs `body` and reads the Server-Sent Events of the reply (SSE over POST: EventSource
-     * cannot send a body or a header, so fetch and a stream reader do). `onEvent(name, data, id)`
-     * is called for each event, `data` parsed from JSON. Aborting `signal` hangs up; the promise
-     * then rejects with an AbortError.
+     * POSTs `body` (or GETs, when `body` is undefined) and reads the Server-Sent Events of the
+     * reply (EventSource cannot send a body or the Authorization header, so fetch and a stream
+     * reader do). `onEvent(name, data, id)` is called for each event, `data` parsed from JSON.
+     * Aborting `signal` hangs up; the promise then rejects with an AbortError.
      */
     async stream(path, body, { onEvent, signal }) {
-        const response = await fetch(path, {
-            method: "POST",
-            headers: headers({ Accept: "text/event-stream", "Content-Type": "application/json" }),
-            body: JSON.stringify(body),
-            signal,
-            cache: "no-store",
-        });
+        const init = { method: "GET", headers: headers({ Accept: "text/event-stream" }), signal, cache: "no-store" };
+        if (body !== undefined) {
+            init.method = "POST";
+            init.headers["Content-Type"] = "application/json";
+            init.body = JSON.stringify(body);
+        }
+        const response = await fetch(path, init);
         if (!response.ok) throw await failure(response);
         const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = "";
