@@ -4,8 +4,9 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The pages a person opens in a browser: `GET /chat` (Ask the Griot and the coaching threads)
-/// and its assets under `/assets/`, hand-written HTML, CSS and JavaScript modules shipped as
+/// The pages a person opens in a browser: `GET /chat` (Ask the Griot and the coaching threads),
+/// `GET /console` (the operators' console: dashboard, turns, replay, prompts, review queue,
+/// audit) and their assets under `/assets/`, hand-written HTML, CSS and JavaScript modules shipped as
 /// resources of this target (`Resources/web`). Read once, when the service starts, into a table
 /// keyed by request path: a request is answered from the table or not at all, so no path a
 /// client sends ever reaches the file system (no traversal, nothing but what was bundled).
@@ -19,7 +20,7 @@ import NIOCore
 /// ```swift
 /// let router = Router(context: GriotRequestContext.self)
 /// … every route …
-/// WebPages.bundled.add(to: router)   // GET /chat, GET /assets/chat.js, …
+/// WebPages.bundled.add(to: router)   // GET /chat, GET /console, GET /assets/chat.js, …
 /// ```
 struct WebPages: Sendable {
     /// One file as it is served.
@@ -38,7 +39,7 @@ struct WebPages: Sendable {
     }
 
     /// The page paths and the files they serve.
-    static let pages = ["/chat": "chat.html"]
+    static let pages = ["/chat": "chat.html", "/console": "console.html"]
     /// Where the assets live, in the browser's address space and in the bundle's `web` folder.
     static let assetPrefix = "/assets/"
 
@@ -70,7 +71,7 @@ struct WebPages: Sendable {
         self.assets = assets
     }
 
-    /// Reads `folder`: its pages (`chat.html`) and every file under `folder/assets` of a known kind.
+    /// Reads `folder`: its pages (`chat.html`, `console.html`) and every file under `folder/assets` of a known kind.
     init(folder: URL) {
         var assets: [String: Asset] = [:]
         func load(_ file: URL) -> Asset? {
@@ -99,7 +100,7 @@ struct WebPages: Sendable {
         guard method == .get || method == .head else { return nil }
         guard let asset = assets[path] else {
             guard path.hasPrefix(Self.assetPrefix) else { return nil }
-            throw APIError.notFound("asset_not_found", "There is no asset \(path); the chat page is at /chat.")
+            throw APIError.notFound("asset_not_found", "There is no asset \(path); the pages are /chat and /console.")
         }
         var headers: HTTPFields = [
             .contentType: asset.contentType,

@@ -1,0 +1,93 @@
+// Prompts: GET /api/ops/prompts (each assistant's versions, labels and hashes, and its promotion
+// attempts with their eval results and who judged them), and Promote, which POSTs
+// /api/ops/prompts/{assistant}/promote: the same gates as `griot prompts promote`. A refusal
+// (409 promotion_refused) is shown with the gates that failed.
+
+import { api, APIError } from "/assets/api.js";
+import { $, el, table, when, jsonText } from "/assets/dom.js";
+import { reportFailure, hideError, showError } from "/assets/console-common.js";
+
+async function load() {
+    const error = $("prompts-error");
+    hideError(error);
+    $("prompts-status").textContent = "Loading prompts…";
+    try {
+        const { assistants } = await api.json("GET", "/api/ops/prompts");
+        $("prompts-list").replaceChildren(...assistants.map(render));
+        $("prompts-status").textContent = "";
+    } catch (failure) {
+        $("prompts-status").textContent = "";
+        $("prompts-list").replaceChildren();
+        reportFailure(failure, error, "read prompt versions");
+    }
+}
+
+function render(assistant) {
+    const id = assistant.id;
+    const versions = assistant.versions ?? [];
+    const promotions = assistant.promotions ?? [];
+    const select = el("select", { id: `promote-version-${id}`, name: "version" },
+        ...versions.map((v) => el("option", { value: String(v.version), selected: v.version === assistant.latest }, `version ${v.version}`)));
+    const offline = el("input", { type: "checkbox", id: `promote-offline-${id}`, name: "allow_offline" });
+    const result = el("p", { className: "status", role: "status", id: `promote-result-${id}` });
+    const failure = el("p", { className: "error", role: "alert", hidden: true, id: `promote-error-${id}` });
+    const form = el("form", { className: "promote filters", noValidate: true },
+        el("div", { className: "field" }, el("label", { for: select.id }, "Version to promote"), select),
+        el("div", { className: "field check" }, offline, el("label", { for: offline.id }, "Allow the offline responder's evals")),
+        el("div", { className: "actions" }, el("button", { type: "submit" }, `Promote ${id}`)));
+    form.addEventListener("submit", (event) => promote(event, id, select, offline, result, failure));
+    return el("article", { className: "assistant", dataset: { assistant: id } },
+        el("h3", {}, `${id}`, el("span", { className: "hint small" }, ` latest version ${assistant.latest ?? "–"}`)),
+        versions.length
+            ? table(`${id}: versions`, ["Version", "State", "Labels", "Hash", "Created"],
+                versions.map((v) => [String(v.version), v.state, (v.labels ?? []).join(", ") || "–", el("code", { className: "hash" }, v.hash ?? ""), when(v.created)]))
+            : el("p", { className: "hint" }, "No versions."),
+        el("h4", {}, "Promotions"),
+        promotions.length
+            ? table(`${id}: promotion attempts`, ["When", "By", "Version", "Outcome", "Judged by", "Failed gates", "Eval results"],
+                promotions.map((p) => [when(p.at), p.by, `${p.previous ?? "–"} → ${p.version}`,
+                    p.promoted ? "promoted" : `refused${p.refusal ? `: ${p.refusal}` : ""}`, p.judged_by,
+                    (p.failed_gates ?? []).join(", ") || "none", p.metrics ? jsonText(p.metrics) : "–"]))
+            : el("p", { className: "hint" }, "No promotion has been tried."),
+        form, result, failure);
+}
+
+async function promote(event, id, select, offline, result, failure) {
+    event.preventDefault();
+    hideError(failure);
+    const button = event.target.querySelector("button");
+    button.disabled = true;
+    result.textContent = `Running the gates for ${id} version ${select.value}…`;
+    try {
+        const record = await api.json("POST", `/api/ops/prompts/${encodeURIComponent(id)}/promote`,
+            { version: Number(select.value), allow_offline: offline.checked });
+        await load();
+        const again = $(`promote-result-${id}`);
+        if (again) {
+            again.textContent = `Promoted: ${id} version ${record.version ?? select.value} is now in production (judged by ${record.judged_by ?? "the gates"}).`;
+            again.dataset.outcome = "promoted";
+        }
+    } catch (error) {
+        result.textContent = "";
+        if (error instanceof APIError && error.status === 409) {
+            const record = error.details?.record ?? error.details ?? {};
+            const gates = (record.failed_gates ?? []).join(", ");
+            showError(failure, `Refused: ${error.message}${gates ? ` Failed gates: ${gates}.` : ""}`);
+            failure.dataset.outcome = "refused";
+        } else {
+            reportFailure(error, failure, "promote prompt versions");
+        }
+    } finally {
+        button.disabled = false;
+    }
+}
+
+export const prompts = {
+    start() {
+        $("prompts-reload").addEventListener("click", load);
+    },
+    show() {
+        load();
+    },
+    hide() {},
+};
