@@ -12,7 +12,6 @@ const ACTION = "read the live dashboard";
 let range = "1h";
 let controller = null;
 let timer = null;
-let figures = null;
 
 function stop() {
     controller?.abort();
@@ -78,7 +77,7 @@ function render(data, how) {
     const first = latency.first_token_ms ?? {};
     const turn = latency.turn_ms ?? {};
     const crisis = totals.crisis ?? 0;
-    figures = [
+    const figures = [
         figure("turns", "Turns", count(totals.turns)),
         figure("turns-per-minute", "Turns a minute", count(totals.turns_per_minute, 2)),
         figure("tokens-in", "Tokens in", count(totals.tokens_in)),
@@ -113,7 +112,7 @@ function render(data, how) {
     const usage = data.tokens ?? [];
     $("usage").replaceChildren(usage.length
         ? table("Tokens by assistant and model", ["Assistant", "Model", "Turns", "Tokens in", "Tokens out"],
-            usage.map((u) => [u.assistant, u.model, count(u.turns), count(u.tokens_in), count(u.tokens_out)]))
+            usage.map((u) => [u.assistant, u.model, count(u.turns), count(u.tokens_in), count(u.tokens_out)]), "", { hiddenCaption: true })
         : el("p", { className: "hint" }, "No turns in this range."));
 
     const breakers = data.breakers ?? [];

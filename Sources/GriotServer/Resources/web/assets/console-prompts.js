@@ -47,9 +47,18 @@ function render(assistant) {
             ? table(`${id}: promotion attempts`, ["When", "By", "Version", "Outcome", "Judged by", "Failed gates", "Eval results"],
                 promotions.map((p) => [when(p.at), p.by, `${p.previous ?? "–"} → ${p.version}`,
                     p.promoted ? "promoted" : `refused${p.refusal ? `: ${p.refusal}` : ""}`, p.judged_by,
-                    (p.failed_gates ?? []).join(", ") || "none", p.metrics ? jsonText(p.metrics) : "–"]))
+                    (p.failed_gates ?? []).join(", ") || "none", metrics(p.metrics)]))
             : el("p", { className: "hint" }, "No promotion has been tried."),
         form, result, failure);
+}
+
+/** Eval results: one line per flat figure, JSON text for anything nested. */
+function metrics(value) {
+    if (!value || typeof value !== "object") return "–";
+    const flat = Object.entries(value).every(([, v]) => v === null || typeof v !== "object");
+    if (!flat) return jsonText(value);
+    return el("ul", { className: "plain metrics" }, ...Object.entries(value).map(([k, v]) =>
+        el("li", {}, `${k.replace(/_/g, " ")}: ${typeof v === "number" && !Number.isInteger(v) ? v.toFixed(3) : v}`)));
 }
 
 async function promote(event, id, select, offline, result, failure) {

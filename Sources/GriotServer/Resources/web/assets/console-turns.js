@@ -104,7 +104,7 @@ function render(turn) {
         ? table("Passages and their rank in each arm", ["Fused", "BM25", "Vector", "Story", "Text"],
             passages.map((p) => [rank(p.ranks?.fused), rank(p.ranks?.bm25), rank(p.ranks?.vector),
                 el("span", {}, p.title ?? "", el("br"), el("span", { className: "hint small" }, p.story_id ?? "")),
-                el("span", { className: "passage" }, shorten(p.text ?? "", 400))]), "passages")
+                el("span", { className: "passage" }, shorten(p.text ?? "", 400))]), "passages", { hiddenCaption: true })
         : el("p", { className: "hint" }, "No passages were retrieved."));
 
     const citations = turn.citations ?? [];
@@ -121,7 +121,7 @@ function render(turn) {
     parts.push(el("h4", {}, "Verdicts"));
     parts.push(verdicts.length
         ? table("Each stage's verdict, in order", ["Stage", "Decision", "Score", "Reason"],
-            verdicts.map((v) => [v.stage, v.decision, v.score === undefined ? "–" : count(v.score, 2), v.reason ?? "–"]))
+            verdicts.map((v) => [v.stage, v.decision, v.score === undefined ? "–" : count(v.score, 2), v.reason ?? "–"]), "", { hiddenCaption: true })
         : el("p", { className: "hint" }, "None recorded."));
 
     const events = turn.events ?? [];

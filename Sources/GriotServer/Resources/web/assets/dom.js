@@ -35,12 +35,16 @@ export function details(pairs, className = "facts") {
     return list;
 }
 
-/** A table with a caption, its header row and rows of cells (text or elements), in a scroll box for narrow screens. */
-export function table(caption, headings, rows, className = "") {
+/**
+ * A table with a caption, its header row and rows of cells (text or elements), in a scroll box
+ * for narrow screens. `hiddenCaption` keeps the caption for screen readers only, where a heading
+ * just above already says it.
+ */
+export function table(caption, headings, rows, className = "", { hiddenCaption = false } = {}) {
     const body = el("tbody", {}, rows.map((cells) => el("tr", {}, cells.map((cell) => el("td", {}, cell ?? "–")))));
     const head = el("thead", {}, el("tr", {}, headings.map((heading) => el("th", { scope: "col" }, heading))));
     return el("div", { className: "scroll", role: "region", "aria-label": caption, tabIndex: 0 },
-        el("table", { className }, el("caption", {}, caption), head, body));
+        el("table", { className }, el("caption", { className: hiddenCaption ? "visually-hidden" : "" }, caption), head, body));
 }
 
 /** A date as the reader's locale writes it, to the second; "–" when absent. */

@@ -36,6 +36,7 @@ function niceMax(value) {
 }
 
 function format(value, unit = "") {
+    if (unit === "ms" && value >= 1000) return `${Number((value / 1000).toFixed(1))} s`;
     const text = value >= 10_000 ? `${Math.round(value / 1000)}k` : Number.isInteger(value) ? String(value) : value.toFixed(1);
     return unit ? `${text} ${unit}` : text;
 }
