@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
-"""The chat page's colour pairs and their WCAG 2 contrast ratios, read from its stylesheet.
+"""The pages' colour pairs and their WCAG 2 contrast ratios, read from their stylesheets.
 
     python3 scripts/contrast.py        # exit status 1 when a pair is under its minimum
 
-Text needs 4.5:1 against its background (item 65); a focus outline or a control's border 3:1
-against the page. The pairs are the ones chat.css uses together.
+Text needs 4.5:1 against its background (item 65); a focus outline, a control's border or a
+chart's marks 3:1 against the page. The pairs are the ones chat.css and console.css use together.
 """
 import re
 import sys
 from pathlib import Path
 
-CSS = Path(__file__).resolve().parent.parent / "Sources/GriotServer/Resources/web/assets/chat.css"
+ASSETS = Path(__file__).resolve().parent.parent / "Sources/GriotServer/Resources/web/assets"
 
 # (foreground variable, background variable, what, minimum)
 PAIRS = [
@@ -42,6 +42,31 @@ PAIRS = [
     ("line", "page", "borders of fields and messages", 3.0),
 ]
 
+# The operators' console (console.css).
+CONSOLE_PAIRS = [
+    ("ink", "page", "body text", 4.5),
+    ("muted", "page", "hints, status, figure labels", 4.5),
+    ("accent", "page", "links, section tabs, quiet buttons", 4.5),
+    ("accent-ink", "accent", "button text", 4.5),
+    ("ink", "soft", "the section shown, table headings, answers", 4.5),
+    ("accent", "soft", "links in table headings and answers", 4.5),
+    ("error", "page", "error and 'may not' messages", 4.5),
+    ("disabled-ink", "disabled", "disabled button text", 4.5),
+    ("ink", "code", "hashes, event data, JSON", 4.5),
+    ("tag-ink", "tag", "flag tags", 4.5),
+    ("ok", "page", "a closed breaker", 4.5),
+    ("warn", "page", "an open breaker", 4.5),
+    ("ins-ink", "ins", "words a replay added", 4.5),
+    ("del-ink", "del", "words a replay removed", 4.5),
+    ("bar", "page", "chart bars and first line", 3.0),
+    ("series-2", "page", "chart second line", 3.0),
+    ("focus", "page", "focus outline", 3.0),
+    ("focus", "soft", "focus outline on the section shown", 3.0),
+    ("line", "page", "borders of fields, cards and tables", 3.0),
+]
+
+STYLESHEETS = [("chat.css", PAIRS), ("console.css", CONSOLE_PAIRS)]
+
 
 def luminance(hex_colour):
     value = hex_colour.lstrip("#")
@@ -56,13 +81,15 @@ def ratio(a, b):
 
 
 def main():
-    colours = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{6})\s*;", CSS.read_text()))
     failed = 0
-    for fg, bg, what, minimum in PAIRS:
-        r = ratio(colours[fg], colours[bg])
-        ok = r >= minimum
-        failed += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {r:5.2f}:1 (min {minimum}:1)  {colours[fg]} on {colours[bg]}  {what}")
+    for name, pairs in STYLESHEETS:
+        colours = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{6})\s*;", (ASSETS / name).read_text()))
+        print(name)
+        for fg, bg, what, minimum in pairs:
+            r = ratio(colours[fg], colours[bg])
+            ok = r >= minimum
+            failed += not ok
+            print(f"  {'ok  ' if ok else 'FAIL'} {r:5.2f}:1 (min {minimum}:1)  {colours[fg]} on {colours[bg]}  {what}")
     return 1 if failed else 0
 
 
