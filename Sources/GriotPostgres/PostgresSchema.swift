@@ -406,5 +406,43 @@ enum PostgresSchema {
             """,
             "CREATE INDEX reviewOutbox_due ON reviewOutbox(nextAttemptAt) WHERE deliveredAt IS NULL",
         ]),
+        Migration(name: "v15: dashboard rollup", statements: [
+            """
+            CREATE TABLE turnRollup (
+                resolution integer NOT NULL,
+                bucketStart bigint NOT NULL,
+                node text NOT NULL,
+                assistant text NOT NULL,
+                model text NOT NULL,
+                turns bigint NOT NULL DEFAULT 0,
+                tokensIn bigint NOT NULL DEFAULT 0,
+                tokensOut bigint NOT NULL DEFAULT 0,
+                errors bigint NOT NULL DEFAULT 0,
+                flags bigint NOT NULL DEFAULT 0,
+                crisis bigint NOT NULL DEFAULT 0,
+                rateLimited bigint NOT NULL DEFAULT 0,
+                PRIMARY KEY (resolution, bucketStart, node, assistant, model))
+            """,
+            """
+            CREATE TABLE turnRollupCount (
+                resolution integer NOT NULL,
+                bucketStart bigint NOT NULL,
+                node text NOT NULL,
+                kind text NOT NULL,
+                name text NOT NULL,
+                count bigint NOT NULL,
+                PRIMARY KEY (resolution, bucketStart, node, kind, name))
+            """,
+            """
+            CREATE TABLE turnRollupLatency (
+                resolution integer NOT NULL,
+                bucketStart bigint NOT NULL,
+                node text NOT NULL,
+                measure text NOT NULL,
+                bin integer NOT NULL,
+                count bigint NOT NULL,
+                PRIMARY KEY (resolution, bucketStart, node, measure, bin))
+            """,
+        ]),
     ]
 }

@@ -386,6 +386,43 @@ enum SQLiteSchema {
             }
             try db.create(index: "reviewOutbox_due", on: "reviewOutbox", columns: ["deliveredAt", "nextAttemptAt"])
         }
+        migrator.registerMigration("v15: dashboard rollup") { db in
+            // The dashboard's counts (`TurnRollupStore`), added to as each turn finishes: one row
+            // per resolution (60 or 900 s), bucket start (seconds since 1970), node, assistant and
+            // model. The primary key leads with the bucket, so a range reads only its rows.
+            try db.create(table: "turnRollup", options: .withoutRowID) { table in
+                table.column("resolution", .integer).notNull()
+                table.column("bucketStart", .integer).notNull()
+                table.column("node", .text).notNull()
+                table.column("assistant", .text).notNull()
+                table.column("model", .text).notNull()
+                for column in ["turns", "tokensIn", "tokensOut", "errors", "flags", "crisis", "rateLimited"] {
+                    table.column(column, .integer).notNull().defaults(to: 0)
+                }
+                table.primaryKey(["resolution", "bucketStart", "node", "assistant", "model"])
+            }
+            // Errors by code and flags by category (`kind` "error" or "flag"), per bucket and node.
+            try db.create(table: "turnRollupCount", options: .withoutRowID) { table in
+                table.column("resolution", .integer).notNull()
+                table.column("bucketStart", .integer).notNull()
+                table.column("node", .text).notNull()
+                table.column("kind", .text).notNull()
+                table.column("name", .text).notNull()
+                table.column("count", .integer).notNull()
+                table.primaryKey(["resolution", "bucketStart", "node", "kind", "name"])
+            }
+            // The latency histograms (`LatencyHistogram`), only their non-empty bins: `measure` is
+            // "first_token" or "turn".
+            try db.create(table: "turnRollupLatency", options: .withoutRowID) { table in
+                table.column("resolution", .integer).notNull()
+                table.column("bucketStart", .integer).notNull()
+                table.column("node", .text).notNull()
+                table.column("measure", .text).notNull()
+                table.column("bin", .integer).notNull()
+                table.column("count", .integer).notNull()
+                table.primaryKey(["resolution", "bucketStart", "node", "measure", "bin"])
+            }
+        }
         return migrator
     }
 }
