@@ -33,6 +33,8 @@ public struct GriotService: Sendable {
     public let follower: IndexFollower
     /// The load balancers whose `X-Forwarded-For` names the client (`ForwardedClient`).
     public let trustedProxies: Set<String>
+    /// Writes the dashboard's rollup as turns finish and requests are refused (`TurnRollupRecorder`).
+    public let rollups: TurnRollupRecorder
     /// Where review tickets are posted (`GRIOT_REVIEW_WEBHOOK_URL`); nil: they wait in the outbox.
     public let reviewWebhook: ReviewWebhook?
 
@@ -46,8 +48,10 @@ public struct GriotService: Sendable {
         self.verifier = verifier
         self.turns = turns ?? TurnRegistry(fleet: fleet)
         self.metrics = metrics
-        self.limiter = try engine.chats.rateLimiter(limits)
-        self.routeLimiter = RouteLimiter(limits: routeLimits)
+        let rollups = TurnRollupRecorder(chats: engine.chats, node: self.turns.fleet?.nodeID ?? ProcessInfo.processInfo.hostName)
+        self.rollups = rollups
+        self.limiter = CountingRateLimiter(base: try engine.chats.rateLimiter(limits), rollups: rollups)
+        self.routeLimiter = RouteLimiter(limits: routeLimits) { rollups.refused() }
         self.follower = IndexFollower(archive: engine.archive)
         engine.checkpoints.observeLag { [metrics] lags in metrics.autosaveLag(lags) }
     }
@@ -63,13 +67,14 @@ public struct GriotService: Sendable {
         router.add(middleware: AccessMiddleware(verifier: verifier, addresses: addresses, policy: AccessPolicy(chats: engine.chats), limiter: routeLimiter,
                                                trustedProxies: trustedProxies))
         HealthRoutes(engine: engine, metrics: metrics, drain: drain, follower: follower).add(to: router)
-        let observer = TurnMetricsObserver(metrics: metrics, counters: engine.counters)
+        let observer = TurnMetricsObserver(metrics: metrics, counters: engine.counters, rollups: rollups)
         let api = router.group("api")
         GriotRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("griot"))
         StoryRoutes(archive: engine.archive).add(to: api.group("stories"))
         CoachRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("coach"))
         AdminRoutes(chats: engine.chats, turns: turns).add(to: api)
         OpsRoutes(engine: engine).add(to: api.group("ops"))
+        DashboardRoutes(engine: engine, follower: follower, drain: drain).add(to: api.group("ops"))
         let reviews = ReviewRoutes(engine: engine)
         reviews.addOps(to: api.group("ops"))
         reviews.addReports(to: api)

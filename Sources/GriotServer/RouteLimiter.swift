@@ -50,14 +50,18 @@ public final class RouteLimiter: Sendable {
     private let state = Mutex(State())
     private let sweepInterval: Double
     private let clock: @Sendable () -> Double
+    /// Told of each refusal (the dashboard counts them).
+    private let refused: (@Sendable () -> Void)?
 
-    public convenience init(limits: RouteLimits) {
-        self.init(limits: limits, sweepInterval: 10) { ProcessInfo.processInfo.systemUptime }
+    /// `refused`: called for each request refused (the service counts them on its dashboard).
+    public convenience init(limits: RouteLimits, refused: (@Sendable () -> Void)? = nil) {
+        self.init(limits: limits, sweepInterval: 10, refused: refused) { ProcessInfo.processInfo.systemUptime }
     }
 
-    init(limits: RouteLimits, sweepInterval: Double, clock: @escaping @Sendable () -> Double) {
+    init(limits: RouteLimits, sweepInterval: Double, refused: (@Sendable () -> Void)? = nil, clock: @escaping @Sendable () -> Double) {
         self.limits = limits
         self.sweepInterval = sweepInterval
+        self.refused = refused
         self.clock = clock
     }
 
@@ -96,6 +100,7 @@ public final class RouteLimiter: Sendable {
             (seconds, limit) = (max(1, Int(wait.rounded(.up))), cost.rawValue)
             message = "Too many \(cost.plural): this server takes \(budget.requests) in \(Self.phrase(budget.seconds)) from one \(key.scope); try again in \(seconds) s."
         }
+        refused?()
         throw APIError(.tooManyRequests, code: "rate_limited", message,
                        details: ["limit": limit, "scope": key.scope, "retry_after_seconds": String(seconds)],
                        headers: [.retryAfter: String(seconds)])

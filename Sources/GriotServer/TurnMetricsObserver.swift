@@ -1,11 +1,15 @@
+import Foundation
 import GriotChat
 import GriotSafety
+import GriotStore
 
 /// Turns a finished turn's events into metrics: latency, time to first token, tokens in (the
-/// ledger's exact prompt count) and out (the reply counted with the prompt's encoding).
+/// ledger's exact prompt count) and out (the reply counted with the prompt's encoding); and into
+/// the dashboard's rollup, written in the background (`TurnRollupRecorder`).
 struct TurnMetricsObserver: Sendable {
     let metrics: ServiceMetrics
     let counters: TokenCounters
+    var rollups: TurnRollupRecorder? = nil
 
     func finished(_ events: [TurnEvent]) {
         var meta: TurnMeta?
@@ -31,6 +35,34 @@ struct TurnMetricsObserver: Sendable {
                 metrics.moderationFlag(category: summary.moderationCategory ?? verdict.stage)
             }
         }
+        rollups?.record(Self.rollup(meta: meta, summary: summary, tokensIn: ledger?.promptTokens ?? 0, tokensOut: tokensOut,
+                                    failure: failure, at: Date(), node: rollups?.node ?? ""))
+    }
+
+    /// What a finished turn adds to the dashboard: one turn, its tokens, its error (a blocked
+    /// message is a flag, not an error; a stop is neither), its flags by category (a moderation
+    /// block under its category), whether it was a crisis, and its latencies.
+    static func rollup(meta: TurnMeta, summary: TurnSummary, tokensIn: Int, tokensOut: Int, failure: TurnFailure?, at: Date,
+                       node: String) -> TurnRollup {
+        var rollup = TurnRollup(at: at, node: node, assistant: meta.assistant, model: meta.model)
+        rollup.turns = 1
+        rollup.tokensIn = tokensIn
+        rollup.tokensOut = tokensOut
+        if let failure, failure.code != MessageGate.blockedCode {
+            rollup.errors = 1
+            rollup.errorCodes[failure.code] = 1
+        }
+        for flag in summary.flags { rollup.flags[flag.kind.rawValue, default: 0] += 1 }
+        if summary.verdicts.contains(where: { $0.stage == "moderation" && $0.decision == .block }) {
+            rollup.flags[summary.moderationCategory ?? "moderation", default: 0] += 1
+        }
+        if summary.flags.contains(where: { $0.kind == .crisis }) || summary.verdicts.contains(where: { $0.stage == "crisis" }) {
+            rollup.crisis = 1
+            if rollup.flags[SafetyFlag.Kind.crisis.rawValue] == nil { rollup.flags[SafetyFlag.Kind.crisis.rawValue] = 1 }
+        }
+        rollup.latency.record(milliseconds: summary.elapsedSeconds * 1_000)
+        if let first = summary.firstTokenSeconds { rollup.firstToken.record(milliseconds: first * 1_000) }
+        return rollup
     }
 
     /// Counts an edit's screening as a send's is counted: its verdicts, and a block or crisis as
