@@ -94,35 +94,32 @@ struct EvalCommand: AsyncParsableCommand {
     }
 }
 
+// Two optional strings, parsed once and never changed: an eval bench may open the database from any task.
+extension ArchiveOptions: @unchecked Sendable {}
+
 extension ArchiveOptions {
-    /// The database an eval file runs on. The demo files run on a fresh in-memory copy of the
-    /// bundled corpus, so a run never depends on what a local database holds; anything else
-    /// needs --db.
-    func evalArchive(for suite: EvalSuite, configuration: GriotConfiguration) async throws -> StoryArchive {
-        if db != nil || suite.database != "demo" {
-            guard db != nil || !configuration.usesDefaultDatabase else {
-                throw ValidationError("\(suite.name) runs on the \(suite.database) database; pass --db FILE (made by griot import-wpa)")
-            }
-            return try await openArchive()
-        }
-        guard let corpus = configuration.corpusPath else {
-            throw ValidationError("the demo corpus (corpus/ of the checkout) was not found; run from the checkout or set GRIOT_CORPUS")
-        }
-        let archive = StoryArchive(storage: try .inMemory(), configuration: configuration.bm25, embedder: try SentenceEmbedder())
+    /// Where eval files run (`EvalBench`): a `demo` file on a fresh in-memory copy of the bundled
+    /// corpus unless --db is given; any other file on the database, which must then be named
+    /// (--db, or GRIOT_DB). `databaseFiles: false` leaves the latter out unless --db is given.
+    func evalBench(configuration: GriotConfiguration, databaseFiles: Bool = true) -> EvalBench {
+        let named = db != nil || (databaseFiles && !configuration.usesDefaultDatabase)
+        let options = self
+        var database: (@Sendable () async throws -> StoryArchive)?
+        if named { database = { @Sendable in try await options.openArchive() } }
         let progress = ProgressBar(label: "demo corpus")
-        // A file's own stories (evals/multilingual/stories) go in beside the bundled corpus.
-        let read = StoryFiles.read([corpus] + (suite.stories.map { [$0] } ?? []))
-        if let stories = suite.stories, !read.problems.isEmpty {
-            throw ValidationError("the stories of \(suite.name) (\(stories)) could not all be read: \(read.problems.prefix(3).map { "\($0)" }.joined(separator: "; "))")
+        let ingested: @Sendable (Int, Int) -> Void = { done, total in
+            progress.update(done, total)
+            if done == total { progress.finish() }
         }
-        _ = try await archive.ingest(read.stories, progress: progress.update)
-        progress.finish()
-        return archive
+        return EvalBench(configuration: configuration, database: database, demoOnDatabase: db != nil, ingestProgress: ingested)
     }
 
     /// A fresh engine for an eval file: its database, and a scratch store for the threads it asks in.
     func evalEngine(for suite: EvalSuite, configuration: GriotConfiguration) async throws -> ChatEngine {
-        try await ChatEngine.open(archive: try evalArchive(for: suite, configuration: configuration), configuration: configuration,
-                                  chats: try Storage.inMemory().chats)
+        do {
+            return try await evalBench(configuration: configuration).engine(for: suite)
+        } catch let error as EvalBenchError {
+            throw ValidationError(error.description)
+        }
     }
 }

@@ -107,24 +107,21 @@ struct PromptsCommand: ParsableCommand {
             do { registry = try PromptRegistry.load(folder: URL(fileURLWithPath: folder)) } catch { throw ValidationError("\(error)") }
             let promotion = PromptPromotion(assistant: assistant, version: version,
                                             by: by ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown", allowOffline: allowOffline)
-            let suites = try evalFiles(promptsFolder: folder).map { try EvalSuite.load(URL(fileURLWithPath: $0)) }
-            let runnable = promotion.relevant(suites).filter { suite in
-                guard suite.database == "demo" || options.db != nil else {
-                    Terminal.note("note: \(suite.name) needs a \(suite.database) database; pass --db to include it")
-                    return false
-                }
-                return true
-            }
+            let files = eval.isEmpty ? nil : eval.map { URL(fileURLWithPath: $0) }
             let progress = ProgressBar(label: "\(assistant) v\(version)")
             let outcome: PromptPromotion.Outcome
             do {
                 // The database every node reads the `production` label from (and the promotion log).
                 let releases = try await options.openStorage().chats
-                outcome = try await promotion.run(suites: runnable, registry: registry, releases: releases,
-                                                  progress: { _, done, total in progress.update(done, total) }) { suite in
-                    try await options.evalEngine(for: suite, configuration: configuration)
-                }
+                // The gates of the console's promote too (`EvalBench`, `PromptPromotion`): one path.
+                outcome = try await promotion.run(
+                    files: try files ?? EvalBench.evalFiles(besidePrompts: URL(fileURLWithPath: folder)),
+                    bench: options.evalBench(configuration: configuration, databaseFiles: false), registry: registry, releases: releases,
+                    skipped: { suite in Terminal.note("note: \(suite.name) needs a \(suite.database) database; pass --db to include it") },
+                    progress: { _, done, total in progress.update(done, total) })
             } catch let error as PromotionError {
+                throw ValidationError(error.description)
+            } catch let error as EvalBenchError {
                 throw ValidationError(error.description)
             }
             progress.finish()
@@ -142,15 +139,6 @@ struct PromptsCommand: ParsableCommand {
                 for gate in record.failedGates { print("  \(gate)") }
                 throw ExitCode(1)
             }
-        }
-
-        private func evalFiles(promptsFolder: String) throws -> [String] {
-            if !eval.isEmpty { return eval }
-            let folder = URL(fileURLWithPath: promptsFolder).deletingLastPathComponent().appendingPathComponent("evals")
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            let files = names.filter { $0.hasSuffix(".yaml") }.sorted().map { folder.appendingPathComponent($0).path }
-            guard !files.isEmpty else { throw ValidationError("no eval files in \(folder.path); pass --eval FILE") }
-            return files
         }
     }
 }
