@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The chat page in real headless Chromium (issue 37): Tests/Browser/test_chat_page.py, driven by
-# Selenium through Debian's chromium and chromium-driver.
+# The pages in real headless Chromium (issue 37): the chat page (Tests/Browser/test_chat_page.py)
+# and the operators' console (Tests/Browser/test_console.py), driven by Selenium through Debian's
+# chromium and chromium-driver.
 #
-#   scripts/browser-tests.sh              # every test; exit status 1 when any failed
+#   scripts/browser-tests.sh              # every test of both files; exit status 1 when any failed
 #   scripts/browser-tests.sh stop xss     # the tests whose names hold "stop" or "xss"
+#   scripts/browser-tests.sh console      # the console's tests only
 #
 # Set-up, idempotent and quick once done: chromium and chromium-driver from apt-get when
 # missing; Selenium and what it needs, pinned, in a venv under ~/.cache/griot
@@ -13,7 +15,8 @@
 # It starts, each on a free loopback port, the scripted model (Tests/Browser/model_stub.py: an
 # OpenAI-compatible stream whose replies the tests choose, one of them holding <script>, onerror
 # and a javascript: link) and `griot serve` on a scratch data folder in development auth mode,
-# answering with that model. Tokens come from `griot token`. Screenshots go to
+# answering with that model. Tokens come from `griot token`: a client (asks; refused by the
+# console), an operator (reads the console) and an admin (the audit log). Screenshots go to
 # .build/screenshots/. Everything started here is stopped at exit.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -74,12 +77,16 @@ export GRIOT_URL="http://127.0.0.1:$port" SCREENSHOTS="$root/.build/screenshots"
 export CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)"
 GRIOT_TOKEN="$("$griot" token --user bt-ruth --role client --families fam-carter --courses course-7 --hours 2)"
 GRIOT_OPERATOR="$("$griot" token --user bt-operator --role operator --hours 2)"
-export GRIOT_TOKEN GRIOT_OPERATOR
+GRIOT_ADMIN="$("$griot" token --user bt-admin --role admin --hours 2)"
+export GRIOT_TOKEN GRIOT_OPERATOR GRIOT_ADMIN
 mkdir -p "$SCREENSHOTS"
 
 set +e
-"$python" "$root/Tests/Browser/test_chat_page.py" "$@"
-status=$?
+status=0
+for suite in test_chat_page.py test_console.py; do
+    log "running $suite"
+    "$python" "$root/Tests/Browser/$suite" "$@" || status=1
+done
 set -e
 if grep -q '"level":"error"' "$work/serve.log"; then
     log "the service logged errors:"; grep '"level":"error"' "$work/serve.log" | head -20 >&2
