@@ -66,29 +66,31 @@ async function promote(event, id, select, offline, result, failure) {
     hideError(failure);
     const button = event.target.querySelector("button");
     button.disabled = true;
-    result.textContent = `Running the gates for ${id} version ${select.value}…`;
+    result.textContent = `Running the gates for ${id} version ${select.value}; the evals can take a minute…`;
+    let said;
     try {
         const record = await api.json("POST", `/api/ops/prompts/${encodeURIComponent(id)}/promote`,
             { version: Number(select.value), allow_offline: offline.checked });
-        await load();
-        const again = $(`promote-result-${id}`);
-        if (again) {
-            again.textContent = `Promoted: ${id} version ${record.version ?? select.value} is now in production (judged by ${record.judged_by ?? "the gates"}).`;
-            again.dataset.outcome = "promoted";
-        }
+        said = { outcome: "promoted", text: `Promoted: ${id} version ${record.version ?? select.value} is now in production (judged by ${record.judged_by ?? "the gates"}).` };
     } catch (error) {
-        result.textContent = "";
         if (error instanceof APIError && error.status === 409) {
             const record = error.details?.record ?? error.details ?? {};
-            const gates = (record.failed_gates ?? []).join(", ");
-            showError(failure, `Refused: ${error.message}${gates ? ` Failed gates: ${gates}.` : ""}`);
-            failure.dataset.outcome = "refused";
+            const gates = (record.failed_gates ?? []).length;
+            said = { outcome: "refused", text: `Refused: ${error.message}${gates ? ` (${gates} gates failed; the attempt is listed above.)` : ""}` };
         } else {
-            reportFailure(error, failure, "promote prompt versions");
+            result.textContent = "";
+            button.disabled = false;
+            return reportFailure(error, failure, "promote prompt versions");
         }
-    } finally {
-        button.disabled = false;
     }
+    // The attempt is recorded either way: show the list with it, and say the outcome under it.
+    await load();
+    const where = said.outcome === "promoted" ? $(`promote-result-${id}`) : $(`promote-error-${id}`);
+    if (!where) return;
+    if (said.outcome === "promoted") where.textContent = said.text;
+    else showError(where, said.text);
+    where.dataset.outcome = said.outcome;
+    where.closest("article")?.querySelector("form.promote button")?.focus();
 }
 
 export const prompts = {

@@ -60,6 +60,7 @@ function rank(value) {
 }
 
 async function open(id) {
+    $("turns-form").hidden = true;
     $("turns-list").hidden = true;
     $("turns-status-line").hidden = true;
     $("turn-detail").hidden = false;
@@ -157,6 +158,7 @@ function ledger(value) {
 
 function showList() {
     $("turn-detail").hidden = true;
+    $("turns-form").hidden = false;
     $("turns-list").hidden = false;
     $("turns-status-line").hidden = false;
     if (!loaded) load();

@@ -72,7 +72,8 @@ export function columns(title, points, { unit = "" } = {}) {
     const total = values.reduce((a, b) => a + b, 0);
     const peak = Math.max(0, ...values);
     const svg = frame(title, `${points.length} buckets, ${format(total)} in all, at most ${format(peak, unit)} in one`);
-    const max = niceMax(peak);
+    // Counts: at least 0, 1, 2 on the axis, never a half.
+    const max = niceMax(Math.max(peak, 2));
     axis(svg, max, unit);
     const plot = HEIGHT - PAD.top - PAD.bottom;
     const step = (WIDTH - PAD.left - PAD.right) / Math.max(points.length, 1);
