@@ -99,6 +99,7 @@ def test_console_sign_in(driver):
     wait(driver, lambda d: error.is_displayed(), message="no error for a wrong token")
     check("not accepted" in error.text, f"the error does not say the token was refused: {error.text!r}")
     check(driver.execute_script("return sessionStorage.getItem('griot.token')") is None, "a refused token was kept")
+    shot(driver, "sign-in-refused")
     driver.find_element(By.ID, "token").clear()
     sign_in(driver)
     check("bt-operator" in driver.find_element(By.ID, "who").text, "the console does not say who is signed in")
@@ -167,6 +168,8 @@ def test_console_turns_filter_and_open(driver):
         check(heading in body, f"the turn does not show {heading}")
     check(driver.find_elements(By.CSS_SELECTOR, "#turn-body table.passages tbody tr"), "no passages with their ranks")
     shot(driver, "turn")
+    driver.execute_script("document.querySelector('#turn-body table.passages').scrollIntoView()")
+    shot(driver, "turn-passages")
 
 
 def test_console_replay_diff(driver):
