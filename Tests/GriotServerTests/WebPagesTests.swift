@@ -15,6 +15,7 @@ import Testing
         let web = root.appendingPathComponent("web")
         try FileManager.default.createDirectory(at: web.appendingPathComponent("assets"), withIntermediateDirectories: true)
         try Data("<!doctype html><title>chat</title>".utf8).write(to: web.appendingPathComponent("chat.html"))
+        try Data("<!doctype html><title>console</title>".utf8).write(to: web.appendingPathComponent("console.html"))
         try Data("export const x = 1;".utf8).write(to: web.appendingPathComponent("assets/app.js"))
         try Data("body { color: black }".utf8).write(to: web.appendingPathComponent("assets/app.css"))
         try Data("notes".utf8).write(to: web.appendingPathComponent("assets/notes.txt"))
@@ -56,6 +57,22 @@ import Testing
         }
     }
 
+    /// Issue 37, item 1: the operators' console is a page like the chat page, under the same policy.
+    @Test func theConsoleIsServedWithThePagePolicy() async throws {
+        let app = Application(router: router(WebPages(folder: try folder())))
+        try await app.test(.router) { client in
+            let page = try await client.execute(uri: "/console", method: .get)
+            #expect(page.status == .ok)
+            #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(page.headers[.contentSecurityPolicy] == SecurityHeadersMiddleware.pagePolicy)
+            #expect(String(buffer: page.body) == "<!doctype html><title>console</title>")
+            for path in ["/console.html", "/console/", "/console/turns"] {
+                let other = try await client.execute(uri: path, method: .get)
+                #expect(other.status == .notFound, "\(path): \(other.status)")
+            }
+        }
+    }
+
     @Test func nothingOutsideTheTableIsServed() async throws {
         let app = Application(router: router(WebPages(folder: try folder())))
         try await app.test(.router) { client in
@@ -82,6 +99,36 @@ import Testing
         }
     }
 
+    /// The bundle holds the console and every module it imports, each served with the page policy.
+    @Test func theConsoleAndItsAssetsAreBundledAndServed() async throws {
+        let pages = WebPages.bundled
+        let console = String(buffer: try #require(pages.assets["/console"]).body)
+        #expect(console.contains(#"<script type="module" src="/assets/console.js"></script>"#))
+        // Every module the console's scripts import, followed from console.js, is bundled.
+        var pending = ["/assets/console.js"]
+        var seen: Set<String> = []
+        while let path = pending.popLast() {
+            guard seen.insert(path).inserted else { continue }
+            let script = String(buffer: try #require(pages.assets[path], "\(path) is imported but not bundled").body)
+            let imports = script.matches(of: #/from "(/assets/[A-Za-z0-9._-]+\.js)"/#).map { String($0.output.1) }
+            pending += imports
+        }
+        for path in ["/assets/api.js", "/assets/dom.js", "/assets/svgchart.js", "/assets/worddiff.js", "/assets/console-dashboard.js",
+                     "/assets/console-turns.js", "/assets/console-replay.js", "/assets/console-prompts.js", "/assets/console-reviews.js",
+                     "/assets/console-audit.js", "/assets/console-common.js"] {
+            #expect(seen.contains(path), "console.js does not reach \(path): \(seen.sorted())")
+        }
+        let app = Application(router: router(pages))
+        let served = ["/console", "/assets/console.css"] + seen.sorted()
+        try await app.test(.router) { client in
+            for path in served {
+                let response = try await client.execute(uri: path, method: .get)
+                #expect(response.status == .ok, "\(path): \(response.status)")
+                #expect(response.headers[.contentSecurityPolicy] == SecurityHeadersMiddleware.pagePolicy, "\(path)")
+            }
+        }
+    }
+
     /// Item 4: no script of the pages assigns HTML, so no model text can become markup.
     @Test func noBundledScriptAssignsHTML() throws {
         let scripts = WebPages.bundled.assets.filter { $0.key.hasSuffix(".js") }
@@ -92,8 +139,11 @@ import Testing
                 #expect(!text.contains(sink), "\(path) uses \(sink)")
             }
         }
-        let page = String(buffer: try #require(WebPages.bundled.assets["/chat"]).body)
-        #expect(page.range(of: #"<script(?![^>]*\bsrc=)[^>]*>"#, options: .regularExpression) == nil, "an inline script in chat.html")
-        #expect(!page.contains(" style=") && !page.contains("<style"), "an inline style in chat.html")
+        for path in WebPages.pages.keys {
+            let page = String(buffer: try #require(WebPages.bundled.assets[path]).body)
+            #expect(page.range(of: #"<script(?![^>]*\bsrc=)[^>]*>"#, options: .regularExpression) == nil, "an inline script in \(path)")
+            #expect(!page.contains(" style=") && !page.contains("<style"), "an inline style in \(path)")
+            #expect(page.range(of: #"<[^>]*\son[a-z]+\s*="#, options: .regularExpression) == nil, "an inline event handler in \(path)")
+        }
     }
 }
