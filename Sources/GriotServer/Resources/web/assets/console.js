@@ -83,8 +83,12 @@ function start() {
     onUnauthorized(signOut);
     $("sign-in-form").addEventListener("submit", signIn);
     $("sign-out").addEventListener("click", () => signOut());
-    // A click on the section already shown reloads it; the hash change does the rest.
     window.addEventListener("hashchange", () => route(true));
+    // A click on the link of the section already shown changes no hash: it shows the section again.
+    document.querySelector("nav.tabs").addEventListener("click", (event) => {
+        const link = event.target.closest("a[href^='#']");
+        if (link && link.getAttribute("href") === location.hash) route(true);
+    });
     for (const section of Object.values(SECTIONS)) section.start?.();
     showSignedIn();
     if (session.token) route();
