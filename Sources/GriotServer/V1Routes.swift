@@ -184,15 +184,25 @@ struct V1Routes: Sendable {
             defer { hangUp.cancel() }
             var outcome = V1Outcome()
             var chunks = V1Chunks(reply: reply, includeUsage: includeUsage, counters: engine.counters)
-            for event in first {
-                outcome.take(event)
-                for frame in chunks.frames(for: event, outcome: outcome) { try await writer.write(ByteBuffer(bytes: frame)) }
+            do {
+                for event in first {
+                    outcome.take(event)
+                    for frame in chunks.frames(for: event, outcome: outcome) { try await writer.write(ByteBuffer(bytes: frame)) }
+                }
+                while let event = await events.next() {
+                    outcome.take(event)
+                    for frame in chunks.frames(for: event, outcome: outcome) { try await writer.write(ByteBuffer(bytes: frame)) }
+                }
+                // The events end early only when this task was cancelled (the server gave up
+                // on the connection): the turn has not ended, so it is stopped.
+                if outcome.summary == nil { await turns.stop(turnIDs: [turnID]) }
+                try await writer.finish(nil)
+            } catch {
+                // A write failed: the client has gone, whether or not the connection's close
+                // has been noticed yet. The turn stops now rather than writing on to nobody.
+                await turns.stop(turnIDs: [turnID])
+                throw error
             }
-            while let event = await events.next() {
-                outcome.take(event)
-                for frame in chunks.frames(for: event, outcome: outcome) { try await writer.write(ByteBuffer(bytes: frame)) }
-            }
-            try await writer.finish(nil)
         })
     }
 

@@ -204,12 +204,7 @@ struct LocalModelTests {
                     reply = try await service.engine.chats.recentMessages(threadID: thread.id, limit: 10).last
                 }
                 #expect(reply?.role == .assistant)
-                // Found at the end of the seventh session: after a hang-up on /v1 the upstream request is
-                // cancelled (checked above) but the partial reply is stored `complete`, not `stopped`.
-                // A defect to fix, kept visible here: withKnownIssue fails the test once it is fixed.
-                withKnownIssue("a /v1 hang-up stores the partial reply as complete, not stopped") {
-                    #expect(reply?.status == .stopped, "\(String(describing: reply))")
-                }
+                #expect(reply?.status == .stopped, "\(String(describing: reply))")
                 #expect(reply?.content.isEmpty == false, "what was written before the hang-up is kept")
             }
         }
