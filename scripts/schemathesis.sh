@@ -42,6 +42,22 @@ export GRIOT_AUTH_MODE=development XDG_DATA_HOME="$work/data" GRIOT_PROVIDER=ext
 # the default limits passes too; it only tests less.)
 export GRIOT_ROUTE_LIMITS="probe=1000000/60 read=1000000/60 search=1000000/60 heavy=1000000/60 in_flight=1000"
 unset GRIOT_DB OPENAI_API_KEY OPENAI_BASE_URL GRIOT_JWT_SECRET GRIOT_JWKS_FILE
+# A promotion writes releases.yaml and promotions.jsonl into the prompts folder and runs the
+# eval files beside it: the service gets a copy of both, so that the fuzzer's promotions leave
+# the checkout alone, and one small eval file, so that each costs seconds rather than minutes.
+cp -R "$root/prompts" "$work/prompts"
+mkdir -p "$work/evals"
+cat >"$work/evals/fuzz.yaml" <<'YAML'
+name: fuzz
+database: demo
+gates: {hit_at_5: 1.0}
+cases:
+  - id: place-kelly-ingram-park
+    kind: place
+    question: What happened in Kelly Ingram Park?
+    expect: {stories: [odom-childrens-crusade-kelly-ingram-park]}
+YAML
+export GRIOT_PROMPTS="$work/prompts"
 "$root/.build/debug/griot" serve --port "$port" >"$work/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do
@@ -52,12 +68,17 @@ done
 token="$("$root/.build/debug/griot" token --user fuzz-admin --role admin --hours 2)"
 
 log "fuzzing http://127.0.0.1:$port/openapi.yaml"
+# The dashboard's stream (text/event-stream) stays open while the client reads, sending the
+# figures again as they change: schemathesis waits for a body's end, so it is left out; its
+# tests read it as a page does.
 set +e
 "$VENV/bin/st" run "http://127.0.0.1:$port/openapi.yaml" \
     --header "Authorization: Bearer $token" \
     --checks not_a_server_error,response_schema_conformance,status_code_conformance,content_type_conformance,response_headers_conformance \
     --phases examples,coverage,fuzzing,stateful --max-examples "${MAX_EXAMPLES:-40}" --workers 1 \
-    --seed 20261122 --no-color "$@"
+    --seed 20261122 --no-color \
+    --exclude-path /api/ops/dashboard/stream \
+    "$@"
 status=$?
 set -e
 if grep -q '"level":"error"' "$work/serve.log"; then

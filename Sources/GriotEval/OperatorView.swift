@@ -6,8 +6,8 @@ import GriotStories
 import GriotText
 
 /// What operators may read of users' data, written once and applied wherever operators look
-/// (`GET /api/ops/turns`, `POST /api/ops/replay`, `griot turns`, `griot replay`; any operators'
-/// page built later goes through here too). The table is `OperatorView.rules`, and the README's
+/// (`GET /api/ops/turns`, `GET /api/ops/turns/{id}`, `POST /api/ops/replay`, `griot turns`,
+/// `griot replay`; any operators' page built later goes through here too). The table is `OperatorView.rules`, and the README's
 /// "What operators may read" prints it.
 ///
 /// - Questions and answers of the turns they review: yes, with personal details (phone numbers,
@@ -20,7 +20,8 @@ import GriotText
 /// - Every such read is audited on the story's owner (`story.read`, masked or granted).
 /// - Deleted or edited messages: never (their text is removed from every snapshot when the
 ///   author deletes or edits; a replay of such a turn is refused).
-/// - The events sent and the model's recorded reply are internal to replays and left out.
+/// - The events sent and the model's recorded reply are internal to replays and left out; a
+///   turn's detail (`turn(_:)`) lists its events with their texts as above (deltas by length).
 ///
 /// ```swift
 /// let shown = try OperatorView(engine: engine).results(try await replayer.replay(id: id))
@@ -61,22 +62,9 @@ public struct OperatorView: Sendable {
     public func results(_ results: [ReplayResult]) async throws -> [ReplayResult] {
         let stories = Set(results.flatMap { $0.original.citations.map(\.storyID) + $0.replayed.citations.map(\.storyID) })
         let access = try await self.access(stories)
-        for (storyID, rule) in access.sorted(by: { $0.key < $1.key }) {
+        try await recordReads(access) { storyID in
             let turn = results.first { $0.original.citations.contains { $0.storyID == storyID } || $0.replayed.citations.contains { $0.storyID == storyID } }
-            var details: [String: AuditEntry.DetailValue] = ["story_id": .string(storyID), "turn_id": .string(turn?.turnID ?? "")]
-            let owner: String?
-            switch rule {
-            case .open, .removed:
-                continue
-            case .granted(let grant, let by):
-                owner = by
-                details["access"] = "granted"
-                details["grant_id"] = .string(grant)
-            case .masked(_, let by):
-                owner = by
-                details["access"] = "masked"
-            }
-            try await engine.chats.recordAudit(AuditEntry(action: .storyRead, userID: owner, threadID: turn?.threadID, details: AuditEntry.details(details)))
+            return (turn?.turnID, turn?.threadID)
         }
         // The texts of the cited passages of stories shown masked, read once for every turn.
         var passageTexts: [String: String] = [:]
@@ -104,6 +92,28 @@ public struct OperatorView: Sendable {
             var shown = turn
             shown.question = turn.question.map { scrubber?.scrub($0).text ?? $0 }
             return shown
+        }
+    }
+
+    /// A `story.read` audit entry on the owner of each private or family-only story shown
+    /// (masked or under a grant), naming the turn it was shown for.
+    func recordReads(_ access: [String: Access], turn: (String) -> (turnID: String?, threadID: String?)) async throws {
+        for (storyID, rule) in access.sorted(by: { $0.key < $1.key }) {
+            let (turnID, threadID) = turn(storyID)
+            var details: [String: AuditEntry.DetailValue] = ["story_id": .string(storyID), "turn_id": .string(turnID ?? "")]
+            let owner: String?
+            switch rule {
+            case .open, .removed:
+                continue
+            case .granted(let grant, let by):
+                owner = by
+                details["access"] = "granted"
+                details["grant_id"] = .string(grant)
+            case .masked(_, let by):
+                owner = by
+                details["access"] = "masked"
+            }
+            try await engine.chats.recordAudit(AuditEntry(action: .storyRead, userID: owner, threadID: threadID, details: AuditEntry.details(details)))
         }
     }
 

@@ -6,14 +6,17 @@ import GriotProviders
 import GriotStore
 import Hummingbird
 
-/// For operators (and admins): recent turns with filters, and replays of a stored turn or thread
-/// with another prompt version, model or index (`griot replay` over HTTP).
+/// For operators (and admins): recent turns with filters, one turn's detail, replays of a stored
+/// turn or thread with another prompt version, model or index (`griot replay` over HTTP), and
+/// prompt releases (`OpsRoutes+Prompts.swift`).
 struct OpsRoutes: Sendable {
     let engine: ChatEngine
 
     func add(to router: RouterGroup<GriotRequestContext>) {
         router.get("turns", use: turns)
+        router.get("turns/:id", use: turn)
         router.post("replay", use: replay)
+        addPrompts(to: router)
     }
 
     struct TurnPage: ResponseEncodable {
@@ -41,6 +44,20 @@ struct OpsRoutes: Sendable {
         filter.limit = try query.number("limit", default: 50, range: 1...500)
         let records = try await engine.chats.recentTurns(filter)
         return TurnPage(turns: OperatorView.listing(records.map(TurnListing.init), scrubber: engine.safety.scrubber))
+    }
+
+    /// One stored turn under the operators' rule (`OperatorView.turn`): question and answer
+    /// masked, passages with their rank in each arm, ledger, events, verdicts, citations.
+    @Sendable func turn(_ request: Request, context: GriotRequestContext) async throws -> TurnDetail {
+        let id = try context.parameters.require("id")
+        guard let record = try await engine.chats.turn(id: id) else {
+            throw APIError.notFound("turn_not_found", "There is no stored turn \(id); GET /api/ops/turns lists recent turns with their ids.")
+        }
+        do {
+            return try await OperatorView(engine: engine).turn(record)
+        } catch is DecodingError {
+            throw APIError(.unprocessableContent, code: "turn_unreadable", "The snapshot of turn \(id) cannot be read; it may predate snapshots. POST /api/ops/replay cannot replay it either.")
+        }
     }
 
     struct ReplayBody: Decodable {
@@ -89,3 +106,5 @@ struct OpsRoutes: Sendable {
         }
     }
 }
+
+extension TurnDetail: ResponseEncodable {}
