@@ -4,7 +4,7 @@
 // (409 promotion_refused) is shown with the gates that failed.
 
 import { api, APIError } from "/assets/api.js";
-import { $, el, table, when, jsonText } from "/assets/dom.js";
+import { $, el, table, when } from "/assets/dom.js";
 import { reportFailure, hideError, showError } from "/assets/console-common.js";
 
 async function load() {
@@ -47,18 +47,24 @@ function render(assistant) {
             ? table(`${id}: promotion attempts`, ["When", "By", "Version", "Outcome", "Judged by", "Failed gates", "Eval results"],
                 promotions.map((p) => [when(p.at), p.by, `${p.previous ?? "–"} → ${p.version}`,
                     p.promoted ? "promoted" : `refused${p.refusal ? `: ${p.refusal}` : ""}`, p.judged_by,
-                    (p.failed_gates ?? []).join(", ") || "none", metrics(p.metrics)]))
+                    (p.failed_gates ?? []).length ? el("ul", { className: "plain gates" }, ...p.failed_gates.map((gate) => el("li", {}, String(gate)))) : "none",
+                    metrics(p.metrics)]))
             : el("p", { className: "hint" }, "No promotion has been tried."),
         form, result, failure);
 }
 
-/** Eval results: one line per flat figure, JSON text for anything nested. */
+/** Eval results: one line per eval file (or per figure when flat), figures to three decimals. */
 function metrics(value) {
     if (!value || typeof value !== "object") return "–";
-    const flat = Object.entries(value).every(([, v]) => v === null || typeof v !== "object");
-    if (!flat) return jsonText(value);
-    return el("ul", { className: "plain metrics" }, ...Object.entries(value).map(([k, v]) =>
-        el("li", {}, `${k.replace(/_/g, " ")}: ${typeof v === "number" && !Number.isInteger(v) ? v.toFixed(3) : v}`)));
+    const figure = (v) => typeof v === "number" && !Number.isInteger(v) ? String(Number(v.toFixed(3))) : String(v);
+    const figures = (object) => Object.entries(object).filter(([, v]) => v === null || typeof v !== "object")
+        .map(([k, v]) => `${k.replace(/_/g, " ")} ${figure(v)}`).join(" · ");
+    const nested = Object.entries(value).filter(([, v]) => v && typeof v === "object" && !Array.isArray(v));
+    const lines = [];
+    const flat = figures(value);
+    if (flat) lines.push(el("li", {}, flat));
+    for (const [name, inner] of nested) lines.push(el("li", {}, el("strong", {}, name), ": ", figures(inner) || JSON.stringify(inner)));
+    return el("ul", { className: "plain metrics" }, ...lines);
 }
 
 async function promote(event, id, select, offline, result, failure) {
