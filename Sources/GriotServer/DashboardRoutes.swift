@@ -98,7 +98,8 @@ struct DashboardRange: Sendable, Hashable {
     }
 
     init(_ request: Request) throws {
-        let name = QueryReader(request).text("range") ?? "1h"
+        // `range=` with nothing is a range the dashboard does not keep, not the default.
+        let name = request.uri.queryParameters.get("range") ?? "1h"
         guard let range = Self.all.first(where: { $0.name == name }) else {
             let shown = name.count > 40 ? "\(name.prefix(40))…" : name
             throw APIError(.badRequest, code: "invalid_range", "range \"\(shown)\" is not one the dashboard keeps; use 15m, 1h or 24h.",
