@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import GriotAuth
 import GriotStore
@@ -84,6 +85,8 @@ import Yams
         var path: String
         var body: ByteBuffer?
         var headers: HTTPFields = [:]
+        /// A stream that stays open while it lasts (Server-Sent Events): only its status is read.
+        var streamed = false
     }
 
     /// A well-formed request for each operation, in the order a role makes them (deletes last).
@@ -94,6 +97,8 @@ import Yams
         "POST /api/coach/threads", "GET /api/coach/threads/{id}/messages", "POST /api/coach/threads/{id}/messages",
         "POST /api/coach/threads/{id}/stop", "PUT /api/coach/courses/{id}/instructions", "GET /api/coach/threads/{id}/export",
         "GET /api/audit", "GET /api/messages/{id}/retained", "GET /api/ops/turns", "POST /api/ops/replay",
+        "GET /api/ops/turns/{id}", "GET /api/ops/dashboard", "GET /api/ops/dashboard/stream", "GET /api/ops/prompts",
+        "POST /api/ops/prompts/{assistant}/promote",
         "GET /api/ops/reviews", "GET /api/ops/reviews/{id}", "POST /api/ops/reviews/{id}/acknowledge", "POST /api/ops/reviews/{id}/resolve",
         "POST /api/messages/{id}/report",
         "POST /api/support-grants", "GET /api/support-grants", "DELETE /api/support-grants/{id}",
@@ -142,6 +147,14 @@ import Yams
         "GET /api/messages/{id}/retained": { f in Call(method: .GET, path: "/api/messages/\(f.messageID)/retained") },
         "GET /api/ops/turns": { _ in Call(method: .GET, path: "/api/ops/turns?limit=5") },
         "POST /api/ops/replay": { f in Call(method: .POST, path: "/api/ops/replay", body: body(["id": f.turnID, "cassette": true])) },
+        "GET /api/ops/turns/{id}": { f in Call(method: .GET, path: "/api/ops/turns/\(f.turnID)") },
+        "GET /api/ops/dashboard": { _ in Call(method: .GET, path: "/api/ops/dashboard?range=15m") },
+        "GET /api/ops/dashboard/stream": { _ in Call(method: .GET, path: "/api/ops/dashboard/stream?range=15m", streamed: true) },
+        "GET /api/ops/prompts": { _ in Call(method: .GET, path: "/api/ops/prompts") },
+        // griot v2 (a reworded instruction) judged by the offline responder on the checkout copy's one small eval file.
+        "POST /api/ops/prompts/{assistant}/promote": { _ in
+            Call(method: .POST, path: "/api/ops/prompts/griot/promote", body: body(["version": 2, "allow_offline": true]))
+        },
         "GET /api/ops/reviews": { _ in Call(method: .GET, path: "/api/ops/reviews?limit=5") },
         "GET /api/ops/reviews/{id}": { f in Call(method: .GET, path: "/api/ops/reviews/\(f.ticket)") },
         "POST /api/ops/reviews/{id}/acknowledge": { f in Call(method: .POST, path: "/api/ops/reviews/\(f.ticket)/acknowledge") },
@@ -179,7 +192,11 @@ import Yams
     }
 
     @Test func eachRoleGetsItsDocumentedStatusOnEveryRoute() async throws {
-        let service = try await TestService(limits: [.perMinute(1_000_000)])
+        // The prompts in a copy with an evals folder of its own, so that promotions write their log
+        // there and run one small eval file, not the checkout's.
+        let checkout = try OpsConsoleRoutesTests.checkout()
+        defer { try? FileManager.default.removeItem(at: checkout) }
+        let service = try await TestService(limits: [.perMinute(1_000_000)], prompts: checkout.appendingPathComponent("prompts"))
         let documented = try Self.documented()
         #expect(Set(Self.order) == Set(documented.keys), "every documented operation is requested, once")
         try await service.test(.live) { client in
@@ -213,7 +230,8 @@ import Yams
                     let call = try await request(fixture)
                     var headers = caller
                     for field in call.headers { headers[field.name] = field.value }
-                    let response = try await live(client, call.method, call.path, headers: headers, body: call.body)
+                    let response = call.streamed ? try await liveStatus(client, call.path, headers: headers)
+                        : try await live(client, call.method, call.path, headers: headers, body: call.body)
                     #expect(response.status == expected, "\(operation) as \(role): \(response.status), documented \(expected): \(response.text.prefix(160))")
                     if response.status >= 400 {
                         let error = object(response.text)["error"] as? [String: Any]
@@ -223,4 +241,23 @@ import Yams
             }
         }
     }
+}
+
+/// A GET of a stream that stays open: its status, and its body only when it is an error (which
+/// ends); a stream that answers 200 is hung up on once its head has come.
+func liveStatus(_ client: any TestClientProtocol, _ path: String, headers: HTTPFields) async throws -> LiveResponse {
+    var request = HTTPClientRequest(url: "http://127.0.0.1:\(client.port!)\(path)")
+    for field in headers { request.headers.add(name: field.name.rawName, value: field.value) }
+    let reading = Task {
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let status = Int(response.status.code)
+        guard status >= 400 else {
+            // The first event comes at once; leaving the body's iterator then cancels the request.
+            for try await _ in response.body { break }
+            return LiveResponse(status: status, headers: [:], text: "", data: Data())
+        }
+        let collected = try await response.body.collect(upTo: 1024 * 1024)
+        return LiveResponse(status: status, headers: [:], text: String(buffer: collected), data: Data(collected.readableBytesView))
+    }
+    return try await reading.value
 }

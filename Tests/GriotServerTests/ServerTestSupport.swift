@@ -32,10 +32,12 @@ struct TestService {
     let service: GriotService
     let verifier: TokenVerifier
 
+    /// `prompts`: the prompts folder (the checkout's by default); a promotion reads the eval
+    /// files in the `evals` folder beside it and writes its log into it.
     init(provider: any ChatProvider = ExtractiveResponder(), archive: StoryArchive? = nil, grace: Double = 10,
-         limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults) async throws {
+         limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults, prompts: URL? = nil) async throws {
         let archive = if let archive { archive } else { await demoArchive }
-        let prompts = try PromptRegistry.load(folder: packageRoot.appendingPathComponent("prompts"))
+        let prompts = try PromptRegistry.load(folder: prompts ?? packageRoot.appendingPathComponent("prompts"))
         let chats = try await TestDatabase.storage().chats
         let engine = ChatEngine(archive: archive, chats: chats, prompts: prompts, provider: provider, counters: .bytePair)
         verifier = try await TokenVerifier.make(AuthConfiguration(environment: ["GRIOT_AUTH_MODE": "development"]))
