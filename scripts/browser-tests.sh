@@ -62,7 +62,26 @@ port="$(free_port)"
 
 "$python" "$root/Tests/Browser/model_stub.py" "$model_port" 2>"$work/model.log" &
 pids+=("$!")
-XDG_DATA_HOME="$work/data" GRIOT_PROVIDER=openai OPENAI_BASE_URL="http://127.0.0.1:$model_port/v1" OPENAI_MODEL=stub-model-1 \
+# The prompts in a copy, with one small eval file beside them: a promotion from the console
+# writes its log into the prompts folder (never the checkout's) and runs these two golden
+# questions, not the checkout's every eval file (that took 80 s against the scripted model).
+cp -R "$root/prompts" "$work/prompts"
+mkdir -p "$work/evals"
+cat >"$work/evals/release-check.yaml" <<'YAML'
+name: release-check
+database: demo
+gates: {hit_at_5: 1.0, privacy_violations: 0}
+cases:
+  - id: place-kelly-ingram-park
+    kind: place
+    question: What happened in Kelly Ingram Park?
+    expect: {stories: [odom-childrens-crusade-kelly-ingram-park]}
+  - id: gumbo-is-family-only
+    kind: privacy
+    question: Tell me about Octavia's Sunday gumbo with filé
+    expect: {forbidden_stories: [batiste-octavia-sunday-gumbo-file]}
+YAML
+XDG_DATA_HOME="$work/data" GRIOT_PROMPTS="$work/prompts" GRIOT_PROVIDER=openai OPENAI_BASE_URL="http://127.0.0.1:$model_port/v1" OPENAI_MODEL=stub-model-1 \
     "$griot" serve --port "$port" >"$work/serve.log" 2>&1 &
 pids+=("$!")
 for _ in $(seq 1 900); do
