@@ -67,7 +67,8 @@ struct ServeCommand: AsyncParsableCommand {
             addresses = AddressHasher(salt: Data(salt.utf8))
         }
         let service = try GriotService(engine: engine, verifier: verifier, fleet: fleet, routeLimits: routeLimits, addresses: addresses,
-                                       trustedProxies: ForwardedClient.trusted(environment), reviewWebhook: reviewWebhook)
+                                       trustedProxies: ForwardedClient.trusted(environment), reviewWebhook: reviewWebhook,
+                                       configuration: configuration)
         // Commits are synced to disk within 200 ms, in groups, off the request path.
         let syncer = (archive.store as? SQLiteStoryStore)?.startWALSync()
         // A streaming reply's checkpoints are synced as they are written, so the text a client

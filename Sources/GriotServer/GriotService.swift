@@ -1,4 +1,5 @@
 import Foundation
+import GriotArchive
 import GriotStore
 import GriotAuth
 import GriotChat
@@ -35,13 +36,16 @@ public struct GriotService: Sendable {
     public let trustedProxies: Set<String>
     /// Writes the dashboard's rollup as turns finish and requests are refused (`TurnRollupRecorder`).
     public let rollups: TurnRollupRecorder
+    /// The node's configuration, which a promotion from the console runs its evals under (nil: the environment's).
+    public let configuration: GriotConfiguration?
     /// Where review tickets are posted (`GRIOT_REVIEW_WEBHOOK_URL`); nil: they wait in the outbox.
     public let reviewWebhook: ReviewWebhook?
 
     public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry? = nil, fleet: StreamFleet? = nil, metrics: ServiceMetrics = ServiceMetrics(),
                 limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults, addresses: AddressHasher = .ephemeral(),
-                trustedProxies: Set<String> = [], reviewWebhook: ReviewWebhook? = nil) throws {
+                trustedProxies: Set<String> = [], reviewWebhook: ReviewWebhook? = nil, configuration: GriotConfiguration? = nil) throws {
         self.engine = engine
+        self.configuration = configuration
         self.reviewWebhook = reviewWebhook
         self.trustedProxies = trustedProxies
         self.addresses = addresses
@@ -73,7 +77,7 @@ public struct GriotService: Sendable {
         StoryRoutes(archive: engine.archive).add(to: api.group("stories"))
         CoachRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("coach"))
         AdminRoutes(chats: engine.chats, turns: turns).add(to: api)
-        OpsRoutes(engine: engine).add(to: api.group("ops"))
+        OpsRoutes(engine: engine, configuration: configuration).add(to: api.group("ops"))
         DashboardRoutes(engine: engine, follower: follower, drain: drain).add(to: api.group("ops"))
         let reviews = ReviewRoutes(engine: engine)
         reviews.addOps(to: api.group("ops"))

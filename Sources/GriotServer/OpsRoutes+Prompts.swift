@@ -157,7 +157,7 @@ extension OpsRoutes {
     /// corpus. Files of another database (wpa) are left out: the service's database holds
     /// users' stories, not an eval's; `griot prompts promote --db` runs those.
     private func evalBench(folder: URL) throws -> EvalBench {
-        EvalBench(configuration: try GriotConfiguration.load(), embedder: engine.archive.embedder, makeEngine: { [engine] archive, _ in
+        EvalBench(configuration: try configuration ?? GriotConfiguration.load(), embedder: engine.archive.embedder, makeEngine: { [engine] archive, _ in
             ChatEngine(archive: archive, chats: try Storage.inMemory().chats, prompts: try PromptRegistry.load(folder: folder),
                        provider: engine.provider, counters: engine.counters, safety: engine.safety)
         })

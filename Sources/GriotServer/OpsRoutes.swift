@@ -1,4 +1,5 @@
 import Foundation
+import GriotArchive
 import GriotAuth
 import GriotChat
 import GriotEval
@@ -11,6 +12,9 @@ import Hummingbird
 /// prompt releases (`OpsRoutes+Prompts.swift`).
 struct OpsRoutes: Sendable {
     let engine: ChatEngine
+    /// The node's configuration (`griot serve --config` and the environment), which a
+    /// promotion's evals run under; nil reads the environment alone.
+    var configuration: GriotConfiguration? = nil
 
     func add(to router: RouterGroup<GriotRequestContext>) {
         router.get("turns", use: turns)
