@@ -495,8 +495,13 @@ TESTS = [test_sign_in, test_streams_an_answer, test_stop_mid_stream, test_open_c
          test_coaching_thread, test_page_policy]
 
 
-def main(filters):
-    selected = [test for test in TESTS if not filters or any(f in test.__name__ for f in filters)]
+def run(tests, filters, fallback_shot):
+    """Runs the tests whose names hold one of `filters` (all without filters) in one browser, and
+    reports each. `fallback_shot(test, started)` names the file for the page as a test left it
+    when the test saved no screenshot of its own (None when it did), so every test leaves one."""
+    selected = [test for test in tests if not filters or any(f in test.__name__ for f in filters)]
+    if not selected:
+        return 0
     driver = browser()
     failed = 0
     try:
@@ -516,17 +521,24 @@ def main(filters):
                 except NoAlertPresentException:
                     pass
             finally:
-                # Every test leaves a screenshot: the one it took at its point, or the page as it ended.
-                shot = SHOTS / f"{test.__name__}.png"
                 try:
-                    if not shot.exists() or shot.stat().st_mtime < started:
-                        driver.save_screenshot(str(shot))
+                    path = fallback_shot(test, started)
+                    if path is not None:
+                        driver.save_screenshot(str(path))
                 except Exception:  # noqa: BLE001 - a screenshot is a help, not the test
                     pass
     finally:
         driver.quit()
     print(f"{len(selected) - failed} passed, {failed} failed", flush=True)
     return 1 if failed else 0
+
+
+def main(filters):
+    def fallback(test, started):
+        # The one the test took at its point, else the page as it ended.
+        shot = SHOTS / f"{test.__name__}.png"
+        return shot if not shot.exists() or shot.stat().st_mtime < started else None
+    return run(TESTS, filters, fallback)
 
 
 if __name__ == "__main__":

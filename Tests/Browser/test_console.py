@@ -15,16 +15,14 @@ exit status 1 when any failed.
 import os
 import sys
 import time
-import traceback
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
-from test_chat_page import GROUNDED_QUESTION, SHOTS, TOKEN, TRICK_QUESTION, URL, browser, call, check, no_alert, wait
+from test_chat_page import GROUNDED_QUESTION, SHOTS, TOKEN, TRICK_QUESTION, URL, call, check, no_alert, run, wait
 
 OPERATOR = os.environ["GRIOT_OPERATOR"]
 ADMIN = os.environ.get("GRIOT_ADMIN", "")
@@ -375,38 +373,12 @@ TESTS = [test_console_sign_in, test_console_dashboard_live, test_console_turns_f
 
 
 def main(filters):
-    selected = [test for test in TESTS if not filters or any(f in test.__name__ for f in filters)]
-    if not selected:
-        return 0
-    driver = browser()
-    failed = 0
-    try:
-        for test in selected:
-            started = time.time()
-            try:
-                test(driver)
-                print(f"PASS {test.__name__} ({time.time() - started:.1f} s)", flush=True)
-            except Exception as error:  # noqa: BLE001 - a test's failure of any kind is reported
-                failed += 1
-                print(f"FAIL {test.__name__}: {str(error) or type(error).__name__}", flush=True)
-                if not isinstance(error, (AssertionError, TimeoutException)):
-                    traceback.print_exc()
-                try:
-                    driver.switch_to.alert.dismiss()
-                except NoAlertPresentException:
-                    pass
-            finally:
-                # Every test leaves a screenshot: the ones it took, or the page as it ended.
-                name = test.__name__.removeprefix("test_console_")
-                if not any(p.stat().st_mtime >= started for p in SHOTS.glob("console-*.png")):
-                    try:
-                        driver.save_screenshot(str(SHOTS / f"console-{name}.png"))
-                    except Exception:  # noqa: BLE001 - a screenshot is a help, not the test
-                        pass
-    finally:
-        driver.quit()
-    print(f"{len(selected) - failed} passed, {failed} failed", flush=True)
-    return 1 if failed else 0
+    def fallback(test, started):
+        # The ones the test took, else the page as it ended.
+        if any(p.stat().st_mtime >= started for p in SHOTS.glob("console-*.png")):
+            return None
+        return SHOTS / f"console-{test.__name__.removeprefix('test_console_')}.png"
+    return run(TESTS, filters, fallback)
 
 
 if __name__ == "__main__":
