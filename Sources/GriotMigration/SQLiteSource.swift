@@ -41,10 +41,18 @@ struct SQLiteSource: Sendable {
         }
     }
 
-    /// A table's columns in order, and which one is the primary key.
-    func columns(of table: String) async throws -> [(name: String, isKey: Bool)] {
+    /// A table's columns in order, and each one's place in the primary key (0: not in it).
+    func columns(of table: String) async throws -> [(name: String, keyIndex: Int)] {
         try await queue.read { db in
-            try db.columns(in: table).map { ($0.name, $0.primaryKeyIndex > 0) }
+            try db.columns(in: table).map { ($0.name, $0.primaryKeyIndex) }
+        }
+    }
+
+    /// Whether the table has a rowid (it was not made WITHOUT ROWID).
+    func hasRowID(_ table: String) async throws -> Bool {
+        try await queue.read { db in
+            let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]) ?? ""
+            return !sql.uppercased().replacingOccurrences(of: "\n", with: " ").contains("WITHOUT ROWID")
         }
     }
 
@@ -54,12 +62,13 @@ struct SQLiteSource: Sendable {
 
     /// Up to `limit` rows after `lastKey` in key order, converted for PostgreSQL, and the key of the last.
     func batch(of table: MigratedTable, after lastKey: String?, limit: Int) async throws -> (rows: [[CellValue]], lastKey: String?) {
-        try await queue.read { db in
+        guard let sqliteKey = table.sqliteKey else { return try await batchByPosition(of: table, after: lastKey, limit: limit) }
+        return try await queue.read { db in
             let columns = table.columns.map(\.name).joined(separator: ", ")
             var arguments: StatementArguments = []
             var filter = ""
             if let lastKey {
-                filter = "WHERE \(table.sqliteKey) > ?"
+                filter = "WHERE \(sqliteKey) > ?"
                 if table.sqliteKeyIsInteger {
                     guard let number = Int64(lastKey) else {
                         throw StoreMigrationError("The progress of \(table.name) in the target records key \"\(lastKey)\", which is not a number; start over with a fresh database.")
@@ -69,7 +78,7 @@ struct SQLiteSource: Sendable {
                     arguments = [lastKey]
                 }
             }
-            let sql = "SELECT \(table.sqliteKey), \(columns) FROM \(table.name) \(filter) ORDER BY \(table.sqliteKey) LIMIT \(limit)"
+            let sql = "SELECT \(sqliteKey), \(columns) FROM \(table.name) \(filter) ORDER BY \(sqliteKey) LIMIT \(limit)"
             var rows: [[CellValue]] = []
             var last: String?
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
@@ -82,15 +91,47 @@ struct SQLiteSource: Sendable {
         }
     }
 
+    /// A WITHOUT ROWID table's rows in primary-key order, `limit` after the first `lastKey`
+    /// (a count of rows); the new count is the progress.
+    private func batchByPosition(of table: MigratedTable, after lastKey: String?, limit: Int) async throws -> (rows: [[CellValue]], lastKey: String?) {
+        let copied: Int
+        if let lastKey {
+            guard let number = Int(lastKey), number >= 0 else {
+                throw StoreMigrationError("The progress of \(table.name) in the target records \"\(lastKey)\", which is not a count of rows; start over with a fresh database.")
+            }
+            copied = number
+        } else {
+            copied = 0
+        }
+        return try await queue.read { db in
+            let order = table.keyColumns.map(\.name).joined(separator: ", ")
+            let sql = "SELECT \(table.columns.map(\.name).joined(separator: ", ")) FROM \(table.name) ORDER BY \(order) LIMIT \(limit) OFFSET \(copied)"
+            var rows: [[CellValue]] = []
+            let cursor = try Row.fetchCursor(db, sql: sql)
+            while let row = try cursor.next() {
+                rows.append(try Self.cells(row, offset: 0, of: table, key: "#\(copied + rows.count + 1)"))
+            }
+            return (rows, rows.isEmpty ? nil : String(copied + rows.count))
+        }
+    }
+
     /// The checksum of every row, in the order the PostgreSQL side reads them.
     func checksum(of table: MigratedTable) async throws -> RowChecksum {
         try await queue.read { db in
             var checksum = RowChecksum()
-            let sql = "SELECT \(table.sqliteKey), \(table.columns.map(\.name).joined(separator: ", ")) FROM \(table.name) ORDER BY \(table.checksumOrder(postgres: false))"
+            let key = table.sqliteKey
+            let columns = table.columns.map(\.name).joined(separator: ", ")
+            let sql = "SELECT \(key.map { "\($0), " } ?? "")\(columns) FROM \(table.name) ORDER BY \(table.checksumOrder(postgres: false))"
             let cursor = try Row.fetchCursor(db, sql: sql)
+            var position = 0
             while let row = try cursor.next() {
-                let key: DatabaseValue = row[0]
-                checksum.add(try Self.cells(row, offset: 1, of: table, key: key.storage.keyText ?? "?"))
+                position += 1
+                if key != nil {
+                    let value: DatabaseValue = row[0]
+                    checksum.add(try Self.cells(row, offset: 1, of: table, key: value.storage.keyText ?? "?"))
+                } else {
+                    checksum.add(try Self.cells(row, offset: 0, of: table, key: "#\(position)"))
+                }
             }
             return checksum
         }

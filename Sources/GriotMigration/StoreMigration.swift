@@ -135,8 +135,10 @@ public struct StoreMigration: Sendable {
         }
         var columns: [MigratedTable.Column] = []
         var key: MigratedTable.Column?
+        var keyColumns: [(index: Int, column: MigratedTable.Column)] = []
         var hasIdentity = false
-        for (column, isKey) in sqliteColumns {
+        for (column, keyIndex) in sqliteColumns {
+            let isKey = keyIndex > 0
             guard let postgres = postgresColumns[column.lowercased()] else {
                 throw StoreMigrationError("Column \(name).\(column) of \(source.path) is missing in \(self.target.location); both must be at the same griot schema.")
             }
@@ -144,7 +146,10 @@ public struct StoreMigration: Sendable {
                 throw StoreMigrationError("Column \(name).\(column) is \(postgres.type) in PostgreSQL, a type migrate-store does not copy yet.")
             }
             columns.append(MigratedTable.Column(name: column, kind: kind))
-            if isKey { key = columns.last }
+            if isKey, let last = columns.last {
+                key = last
+                keyColumns.append((keyIndex, last))
+            }
             hasIdentity = hasIdentity || (isKey && postgres.isIdentity)
         }
         guard postgresColumns.count == columns.count else {
@@ -153,8 +158,9 @@ public struct StoreMigration: Sendable {
         }
         // A key of several columns (`promptLabel`) orders no copy by itself: the rowid does, and
         // every column the checksum, as for a table without a key.
-        if sqliteColumns.filter(\.1).count > 1 { key = nil }
-        return MigratedTable(name: name, columns: columns, key: key, hasIdentity: hasIdentity)
+        if keyColumns.count > 1 { key = nil }
+        return MigratedTable(name: name, columns: columns, key: key, keyColumns: keyColumns.sorted { $0.index < $1.index }.map(\.column),
+                             hasRowID: try await source.hasRowID(name), hasIdentity: hasIdentity)
     }
 
     private func copy(_ tables: [MigratedTable], from source: SQLiteSource, to target: MigrationTarget,

@@ -40,6 +40,12 @@ struct MigrateStoreTests {
         #expect(try await postgres.stories.allPassages() == (try await sqlite.stories.allPassages()))
         #expect(try await postgres.stories.embeddings(model: Self.model) == (try await sqlite.stories.embeddings(model: Self.model)))
         #expect(try await postgres.stories.metaValue("seeded") == "李秀英")
+        for resolution in RollupResolution.allCases {
+            let (first, last) = (resolution.bucketStart(Self.t0 - 3_600), resolution.bucketStart(Self.t0 + 3_600))
+            let report = try await sqlite.chats.rollupReport(from: first, through: last, resolution: resolution)
+            #expect(report.buckets.contains { $0.turns > 0 }, "the fixture's rollup is in the SQLite report")
+            #expect(try await postgres.chats.rollupReport(from: first, through: last, resolution: resolution) == report)
+        }
         for (userID, assistant) in [("u-zofia", "griot"), ("u-xiuying", "griot"), ("u-zofia", "coach")] {
             let threads = try await sqlite.chats.threads(userID: userID, assistant: assistant)
             #expect(try await postgres.chats.threads(userID: userID, assistant: assistant) == threads)
@@ -176,6 +182,7 @@ struct MigrateStoreTests {
         "story", "passage", "passageEmbedding", "meta", "thread", "message", "archivedMessage", "turn", "course",
         "profile", "auditEntry", "rateEvent", "safetyVerdict", "moderationWarning", "retainedText", "supportGrant", "storyChange",
         "breakerState", "promptLabel", "promptPromotion", "apiKey", "reviewTicket", "reviewOutbox",
+        "turnRollup", "turnRollupCount", "turnRollupLatency",
     ]
 
     struct Installation {
@@ -272,6 +279,21 @@ struct MigrateStoreTests {
         try await chats.setPromptLabel(assistant: "griot", label: "production", release: PromptRelease(version: 2, textHash: "sha256:aa"), at: t0)
         try await chats.setPromptLabel(assistant: "coach", label: "production", release: PromptRelease(version: 1, textHash: "sha256:bb"), at: t0)
         try await chats.appendPromotion(assistant: "griot", record: #"{"promoted":true,"by":"李秀英"}"#, at: t0)
+        // The dashboard's rollup: WITHOUT ROWID tables keyed by several columns, copied in key
+        // order by position. Two nodes, an error, a flag, latency bins and a refusal.
+        for (index, node) in ["node-ł", "node-李"].enumerated() {
+            var rollup = TurnRollup(at: t0 + Double(index) * 600, node: node, assistant: "griot", model: "griot-extractive-1")
+            rollup.turns = 1
+            rollup.tokensIn = 800 + index
+            rollup.tokensOut = 120
+            rollup.errors = index
+            rollup.errorCodes = index == 1 ? ["provider_error": 1] : [:]
+            rollup.flags = ["low_groundedness": 1]
+            rollup.firstToken.record(milliseconds: 90)
+            rollup.latency.record(milliseconds: 420 + Double(index) * 100)
+            try await chats.addRollup(rollup)
+        }
+        try await chats.addRollup(.refusal(at: t0, node: "node-ł"))
         return installation
     }
 

@@ -36,7 +36,10 @@ import Yams
     }
 
     @Test func everyDocumentedStatusIsProducedAndErrorsHaveTheirShape() async throws {
-        let service = try await TestService()
+        // The prompts in a copy with one small eval file beside them, for the promotions.
+        let checkout = try OpsConsoleRoutesTests.checkout()
+        defer { try? FileManager.default.removeItem(at: checkout) }
+        let service = try await TestService(prompts: checkout.appendingPathComponent("prompts"))
         let verifier = service.verifier
         func bearer(_ user: String, _ role: CallerRole = .client, courses: [String]? = nil) async throws -> HTTPFields {
             let token = try await verifier.mintDevelopmentToken(userID: user, role: role, courseIDs: courses, expiresIn: 600)
@@ -84,8 +87,47 @@ import Yams
                 stage: "copyright", score: 0.95, decision: "flag", reason: "420 characters 0.95 similar to passage [1]")])
             let ticket = try #require(try await service.engine.chats.reviewItems(ReviewFilter(turnID: sessionTurn.id)).first?.ticket.id)
             let replyID = try #require(object(asked.text)["message_id"] as? String)
+            // A turn whose snapshot cannot be read (as one stored before snapshots were), in a
+            // thread of its own so that the session's replay below stays readable.
+            let oldThread = try await service.engine.chats.createThread(assistant: "griot", userID: "u-maya")
+            let oldQuestion = try await service.engine.chats.appendMessage(threadID: oldThread.id, role: .user, content: "An old question",
+                                                                           turnID: "turn-unreadable")
+            var unreadable = sessionTurn
+            unreadable.threadID = oldThread.id
+            unreadable.id = "turn-unreadable"
+            unreadable.userMessageID = oldQuestion.id
+            unreadable.assistantMessageID = nil
+            unreadable.snapshot = "{"
+            try await service.engine.chats.saveTurn(unreadable)
 
             let cases: [Case] = [
+                Case(method: .GET, path: "/api/ops/turns/\(sessionTurn.id)", operation: "GET /api/ops/turns/{id}", status: 200, headers: ops),
+                Case(method: .GET, path: "/api/ops/turns/\(sessionTurn.id)", operation: "GET /api/ops/turns/{id}", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/ops/turns/\(sessionTurn.id)", operation: "GET /api/ops/turns/{id}", status: 403, headers: maya),
+                Case(method: .GET, path: "/api/ops/turns/no-such-turn", operation: "GET /api/ops/turns/{id}", status: 404, headers: ops),
+                Case(method: .GET, path: "/api/ops/turns/turn-unreadable", operation: "GET /api/ops/turns/{id}", status: 422, headers: admin),
+                Case(method: .GET, path: "/api/ops/dashboard?range=15m", operation: "GET /api/ops/dashboard", status: 200, headers: ops),
+                Case(method: .GET, path: "/api/ops/dashboard?range=7d", operation: "GET /api/ops/dashboard", status: 400, headers: ops),
+                Case(method: .GET, path: "/api/ops/dashboard", operation: "GET /api/ops/dashboard", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/ops/dashboard", operation: "GET /api/ops/dashboard", status: 403, headers: coach),
+                Case(method: .GET, path: "/api/ops/dashboard/stream?range=7d", operation: "GET /api/ops/dashboard/stream", status: 400, headers: ops),
+                Case(method: .GET, path: "/api/ops/dashboard/stream", operation: "GET /api/ops/dashboard/stream", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/ops/dashboard/stream", operation: "GET /api/ops/dashboard/stream", status: 403, headers: maya),
+                Case(method: .GET, path: "/api/ops/prompts", operation: "GET /api/ops/prompts", status: 200, headers: ops),
+                Case(method: .GET, path: "/api/ops/prompts", operation: "GET /api/ops/prompts", status: 401, headers: anonymous),
+                Case(method: .GET, path: "/api/ops/prompts", operation: "GET /api/ops/prompts", status: 403, headers: coach),
+                Case(method: .POST, path: "/api/ops/prompts/griot/promote", operation: "POST /api/ops/prompts/{assistant}/promote", status: 400, headers: ops,
+                     body: body([:])),
+                Case(method: .POST, path: "/api/ops/prompts/griot/promote", operation: "POST /api/ops/prompts/{assistant}/promote", status: 401, headers: anonymous,
+                     body: body(["version": 2])),
+                Case(method: .POST, path: "/api/ops/prompts/griot/promote", operation: "POST /api/ops/prompts/{assistant}/promote", status: 403, headers: maya,
+                     body: body(["version": 2])),
+                Case(method: .POST, path: "/api/ops/prompts/griot/promote", operation: "POST /api/ops/prompts/{assistant}/promote", status: 413, headers: ops, body: huge),
+                // v2 rewords the instructions, which the offline responder cannot judge: refused unless allowed.
+                Case(method: .POST, path: "/api/ops/prompts/griot/promote", operation: "POST /api/ops/prompts/{assistant}/promote", status: 409, headers: ops,
+                     body: body(["version": 2])),
+                Case(method: .POST, path: "/api/ops/prompts/griot/promote", operation: "POST /api/ops/prompts/{assistant}/promote", status: 200, headers: admin,
+                     body: body(["version": 2, "allow_offline": true])),
                 Case(method: .GET, path: "/api/ops/reviews?status=open&kind=copyright_review", operation: "GET /api/ops/reviews", status: 200, headers: ops),
                 Case(method: .GET, path: "/api/ops/reviews?kind=sparkly", operation: "GET /api/ops/reviews", status: 400, headers: ops),
                 Case(method: .GET, path: "/api/ops/reviews", operation: "GET /api/ops/reviews", status: 401, headers: anonymous),
@@ -286,6 +328,10 @@ import Yams
                 }
                 covered[test.operation, default: []].insert(test.status)
             }
+            // The dashboard's stream stays open: its status is read, then the client hangs up.
+            let streamed = try await liveStatus(client, "/api/ops/dashboard/stream?range=15m", headers: ops)
+            #expect(streamed.status == 200)
+            covered["GET /api/ops/dashboard/stream", default: []].insert(streamed.status)
 
             // 503: a node shutting down turns new chats away and is not ready.
             service.service.drain.begin()

@@ -41,13 +41,13 @@ struct MigrationTests {
         #expect(try await again.message(id: "m-1")?.version == 2)
     }
 
-    @Test("v14 is the last migration, after v13 to v3")
+    @Test("v15 is the last migration, after v14 to v4")
     func order() throws {
-        #expect(SQLiteSchema.migrator.migrations.suffix(12) == ["v3: threads, messages and turns", "v4: audit, rate limits and retention",
+        #expect(SQLiteSchema.migrator.migrations.suffix(12) == ["v4: audit, rate limits and retention",
                                                           "v5: safety verdicts and warnings", "v6: thread titles only from allowed messages",
                                                           "v7: abuse limits under a user pseudonym, retained texts", "v8: support grants",
                                                           "v9: story change log", "v10: shared circuit breakers", "v11: prompt releases",
-                          "v12: stream journal", "v13: API keys", "v14: review queue"])
+                          "v12: stream journal", "v13: API keys", "v14: review queue", "v15: dashboard rollup"])
     }
 
     @Test("v6 renames a thread a blocked message named after its first allowed message, and leaves other titles alone")
