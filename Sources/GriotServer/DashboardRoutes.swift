@@ -309,31 +309,17 @@ struct DashboardStream: Sendable {
     let closed: EventLoopFuture<Void>?
 
     func write(to writer: inout any ResponseBodyWriter) async throws {
-        let (items, continuation) = AsyncStream.makeStream(of: Item.self)
-        let ticker = Task { [poll = routes.poll] in
+        try await EventStreamPump(keepAlive: routes.keepAlive, closed: closed, beat: Item.keepAlive, end: Item.end).run { [poll = routes.poll] continuation in
             while !Task.isCancelled {
                 try? await Task.sleep(for: poll)
                 continuation.yield(.poll)
             }
+        } body: { items, continuation in
+            try await stream(items, continuation: continuation, to: &writer)
         }
-        let beat = Task { [keepAlive = routes.keepAlive] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: keepAlive)
-                if Task.isCancelled { break }
-                continuation.yield(.keepAlive)
-            }
-        }
-        let hangUp = Task { [closed] in
-            guard let closed else { return }
-            try? await closed.get()
-            continuation.yield(.end)
-        }
-        defer {
-            hangUp.cancel()
-            beat.cancel()
-            ticker.cancel()
-            continuation.finish()
-        }
+    }
+
+    private func stream(_ items: AsyncStream<Item>, continuation: AsyncStream<Item>.Continuation, to writer: inout any ResponseBodyWriter) async throws {
         try await withGracefulShutdownHandler {
             var key = self.key
             try await writer.write(ByteBuffer(bytes: try Self.frame(first)))

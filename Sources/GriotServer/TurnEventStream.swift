@@ -37,38 +37,20 @@ struct TurnEventStream: Sendable {
     }
 
     func write(to writer: inout any ResponseBodyWriter) async throws {
-        let (items, continuation) = AsyncStream.makeStream(of: Item.self)
-        let forward = Task { [events] in
+        try await EventStreamPump(keepAlive: heartbeat, closed: closed, beat: Item.heartbeat, end: Item.end).run { [events] continuation in
             for await event in events { continuation.yield(.event(event)) }
             continuation.yield(.end)
-        }
-        let beat = Task { [heartbeat] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: heartbeat)
-                if Task.isCancelled { break }
-                continuation.yield(.heartbeat)
-            }
-        }
-        let hangUp = Task { [closed] in
-            guard let closed else { return }
-            try? await closed.get()
-            continuation.yield(.end)
-        }
-        defer {
-            hangUp.cancel()
-            beat.cancel()
-            forward.cancel()
-            continuation.finish()
-        }
-        for await item in items {
-            try Task.checkCancellation()
-            switch item {
-            case .event(let event):
-                try await writer.write(ByteBuffer(bytes: Self.frame(event.content, id: "\(turnID):\(event.number)")))
-            case .heartbeat:
-                try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-            case .end:
-                return
+        } body: { items, _ in
+            for await item in items {
+                try Task.checkCancellation()
+                switch item {
+                case .event(let event):
+                    try await writer.write(ByteBuffer(bytes: Self.frame(event.content, id: "\(turnID):\(event.number)")))
+                case .heartbeat:
+                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                case .end:
+                    return
+                }
             }
         }
     }
