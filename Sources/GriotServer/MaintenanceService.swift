@@ -8,7 +8,8 @@ import Synchronization
 /// replies left `streaming` by a node that died are marked interrupted; and, every
 /// `retentionInterval` (an hour), messages and threads deleted more than 30 days ago are purged
 /// messages older than 18 months are moved to the archive table, and the safety stages'
-/// verdicts (moderation results) older than two years are deleted. Every job is idempotent,
+/// verdicts (moderation results) older than two years and the dashboard's rollup rows older
+/// than 31 days are deleted. Every job is idempotent,
 /// and on a shared database each runs on one node at a time (`ChatStore.runExclusively`: an
 /// advisory lock on PostgreSQL); a node that finds a job running skips it until next time.
 ///
@@ -81,5 +82,7 @@ public final class MaintenanceService: Service, Sendable {
         if verdicts > 0 { logger.info("deleted \(verdicts) safety verdicts older than two years") }
         let warnings = try await chats.expireWarnings(now: now)
         if warnings > 0 { logger.info("dropped \(warnings) moderation warning counts whose 90-day window passed") }
+        let rollups = try await chats.purgeRollups(before: RollupResolution.minute.bucketStart(now) - TurnRollup.retentionSeconds)
+        if rollups > 0 { logger.info("purged \(rollups) dashboard rollup rows older than 31 days") }
     }
 }
