@@ -11,12 +11,23 @@ extension StorageLocation {
     /// let storage = try await StorageLocation.parse("postgres://griot:griot@127.0.0.1:54329/griot").open()
     /// let archive = StoryArchive(storage: storage, embedder: try SentenceEmbedder())
     /// ```
-    public func open() async throws -> Storage {
+    ///
+    /// The stored text is sealed with the master key `GRIOT_MASTER_KEY_FILE` (or
+    /// `GRIOT_MASTER_KEY_COMMAND`) names, or `keyring`'s; opening fails, naming the master key,
+    /// when the keyring cannot open the database's data keys (or there is none and it has some).
+    public func open(keyring: MasterKeyring?? = .none) async throws -> Storage {
+        let cipher = FieldCipher(keyring: try keyring ?? MasterKeyring.configured())
         switch self {
         case .sqlite(let path):
-            return try SQLiteStoryStore(path: path).storage()
+            return try SQLiteStoryStore(path: path, cipher: cipher).storage()
         case .postgres(let url):
-            return try await PostgresDatabase.open(url: url).storage()
+            let database = try await PostgresDatabase.open(url: url)
+            do {
+                return try await database.storage(cipher: cipher)
+            } catch {
+                await database.close()
+                throw error
+            }
         }
     }
 

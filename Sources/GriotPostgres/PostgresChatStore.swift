@@ -20,10 +20,16 @@ public final class PostgresChatStore: ChatStore {
     public let database: PostgresDatabase
     /// The keys of the abuse limits that outlive an erasure (warning counts; see `UserPseudonyms`).
     public let pseudonyms: UserPseudonyms
+    /// Seals the conversations' text (the identity when no master key is configured).
+    public let cipher: FieldCipher
+    /// The data keys in `dataKey`, made, read and shredded for `cipher`.
+    let keys: PostgresDataKeys
 
-    public init(database: PostgresDatabase, pseudonyms: UserPseudonyms) {
+    public init(database: PostgresDatabase, pseudonyms: UserPseudonyms, cipher: FieldCipher = .plaintext) {
         self.database = database
         self.pseudonyms = pseudonyms
+        self.cipher = cipher
+        self.keys = PostgresDataKeys(database: database, cipher: cipher)
     }
 
     // MARK: Threads

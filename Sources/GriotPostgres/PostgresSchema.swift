@@ -444,5 +444,17 @@ enum PostgresSchema {
                 PRIMARY KEY (resolution, bucketStart, node, measure, bin))
             """,
         ]),
+        Migration(name: "v16: data keys and regions", statements: [
+            """
+            CREATE TABLE dataKey (
+                id text PRIMARY KEY,
+                scope text NOT NULL UNIQUE,
+                masterKeyID text NOT NULL,
+                wrapped text NOT NULL,
+                createdAt timestamptz NOT NULL)
+            """,
+            "CREATE INDEX dataKey_master ON dataKey(masterKeyID)",
+            "ALTER TABLE apiKey ADD COLUMN region text",
+        ]),
     ]
 }

@@ -10,10 +10,14 @@ extension PostgresDatabase {
     /// let storage = try await PostgresDatabase.open(url: url).storage()
     /// let limiter = try storage.rateLimiter([.perMinute(30)])
     /// ```
-    public func storage(environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> Storage {
+    /// With a keyring (`GRIOT_MASTER_KEY_FILE`, or `cipher`'s), fails here when it cannot open
+    /// the database's data keys, naming the master key.
+    public func storage(environment: [String: String] = ProcessInfo.processInfo.environment, cipher: FieldCipher? = nil) async throws -> Storage {
+        let cipher = try cipher ?? FieldCipher(keyring: MasterKeyring.configured(environment))
+        try await PostgresDataKeys(database: self, cipher: cipher).checkOpens()
         let pseudonyms = try await userPseudonyms(environment: environment)
-        let chats = PostgresChatStore(database: self, pseudonyms: pseudonyms)
-        return Storage(location: location, stories: PostgresStoryStore(database: self), chats: chats) { limits in
+        let chats = PostgresChatStore(database: self, pseudonyms: pseudonyms, cipher: cipher)
+        return Storage(location: location, stories: PostgresStoryStore(database: self, cipher: cipher), chats: chats) { limits in
             try chats.rateLimiter(limits)
         }
     }

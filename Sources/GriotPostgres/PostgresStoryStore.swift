@@ -24,9 +24,15 @@ public final class PostgresStoryStore: StoryStore {
     /// the migrations' lock (see `PostgresSchema.lockClass`).
     static let saveLockClass: Int32 = PostgresSchema.lockClass
 
-    public init(database: PostgresDatabase) {
+    /// Seals the text of non-public stories (the identity when no master key is configured).
+    public let cipher: FieldCipher
+    let keys: PostgresDataKeys
+
+    public init(database: PostgresDatabase, cipher: FieldCipher = .plaintext) {
         self.database = database
         self.changeSignal = ChangeSignal(database: database)
+        self.cipher = cipher
+        self.keys = PostgresDataKeys(database: database, cipher: cipher)
     }
 
     // MARK: Writing

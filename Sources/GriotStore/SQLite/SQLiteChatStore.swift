@@ -12,9 +12,12 @@ public final class SQLiteChatStore: ChatStore {
     public let writer: any DatabaseWriter
     /// The keys of the abuse limits that outlive an erasure (warning counts; see `UserPseudonyms`).
     public let pseudonyms: UserPseudonyms
+    /// Seals the conversations' text (the identity when no master key is configured).
+    public let cipher: FieldCipher
 
-    public init(writer: any DatabaseWriter, pseudonyms: UserPseudonyms? = nil) throws {
+    public init(writer: any DatabaseWriter, pseudonyms: UserPseudonyms? = nil, cipher: FieldCipher = .plaintext) throws {
         self.writer = writer
+        self.cipher = cipher
         self.pseudonyms = try pseudonyms ?? .forDatabase(writer)
         try SQLiteSchema.migrator.migrate(writer)
     }

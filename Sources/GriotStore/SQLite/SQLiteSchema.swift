@@ -423,6 +423,21 @@ enum SQLiteSchema {
                 table.primaryKey(["resolution", "bucketStart", "node", "measure", "bin"])
             }
         }
+        migrator.registerMigration("v16: data keys and regions") { db in
+            // Envelope encryption (`FieldCipher`): a data key per user (and per non-public
+            // story), wrapped by a master key named beside it; `scope` is `user:ID`, `story:ID`
+            // or `service`. Deleting a user's key leaves every copy of their ciphertext unreadable.
+            try db.create(table: "dataKey") { table in
+                table.column("id", .text).primaryKey()
+                table.column("scope", .text).notNull().unique()
+                table.column("masterKeyID", .text).notNull()
+                table.column("wrapped", .text).notNull()
+                table.column("createdAt", .datetime).notNull()
+            }
+            try db.create(index: "dataKey_master", on: "dataKey", columns: ["masterKeyID"])
+            // The region of an API key's users (residency); NULL is the node's default region.
+            try db.alter(table: "apiKey") { table in table.add(column: "region", .text) }
+        }
         return migrator
     }
 }

@@ -39,15 +39,18 @@ public struct StoreSummary: Sendable, Hashable {
 /// ```
 public final class SQLiteStoryStore: StoryStore {
     public let writer: any DatabaseWriter
+    /// Seals the text of non-public stories (the identity when no master key is configured).
+    public let cipher: FieldCipher
 
-    /// Opens (creating if needed) the database file and brings its schema up to date.
-    public convenience init(path: String) throws {
+    /// Opens (creating if needed) the database file and brings its schema up to date. With a
+    /// keyring, fails here when it cannot open the database's data keys (naming the master key).
+    public convenience init(path: String, cipher: FieldCipher = .plaintext) throws {
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
-        try self.init(writer: DatabasePool(path: path, configuration: configuration))
+        try self.init(writer: DatabasePool(path: path, configuration: configuration), cipher: cipher)
     }
 
     /// A private in-memory database, for tests and benchmarks.
@@ -57,9 +60,11 @@ public final class SQLiteStoryStore: StoryStore {
         return try SQLiteStoryStore(writer: DatabaseQueue(configuration: configuration))
     }
 
-    public init(writer: any DatabaseWriter) throws {
+    public init(writer: any DatabaseWriter, cipher: FieldCipher = .plaintext) throws {
         self.writer = writer
+        self.cipher = cipher
         try SQLiteSchema.migrator.migrate(writer)
+        try writer.read { db in try cipher.checkOpens(db: db) }
     }
 
     // MARK: Writing
@@ -240,7 +245,7 @@ extension SQLiteStoryStore {
     /// This database's stores together: its stories, its conversations and its rate limiter.
     public func storage() throws -> Storage {
         let path = (writer as? DatabasePool)?.path ?? ":memory:"
-        let chats = try SQLiteChatStore(writer: writer)
+        let chats = try SQLiteChatStore(writer: writer, cipher: cipher)
         let writer = self.writer
         return Storage(location: .sqlite(path: path), stories: self, chats: chats) { limits in
             try SQLiteRateLimiter(writer: writer, limits: limits, pseudonyms: chats.pseudonyms)

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// The parts are named by what they store, so a reader finds audit where audit belongs.
 public protocol ChatStore: ThreadStore, MessageStore, TurnStore, AuditLog, SafetyLog, RetentionStore, SupportGrantStore, BreakerStore,
-                           PromptReleaseStore, StreamJournal, APIKeyStore, ReviewQueue, TurnRollupStore {
+                           PromptReleaseStore, StreamJournal, APIKeyStore, ReviewQueue, TurnRollupStore, DataKeyStore {
     /// The keys of the abuse limits that outlive an erasure (warning counts; see `UserPseudonyms`).
     var pseudonyms: UserPseudonyms { get }
 
