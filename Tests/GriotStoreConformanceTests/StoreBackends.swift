@@ -34,7 +34,7 @@ enum StoreBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func open() async throws -> (Storage, close: @Sendable () async -> Void) {
         switch self {
         case .sqlite:
-            return (try Storage.inMemory(), close: {})
+            return (try SQLiteStoryStore.inMemory(cipher: TestDatabase.cipher()).storage(), close: {})
         case .postgres:
             let schema = try await TestSchema.create()
             let database = try await PostgresDatabase.open(url: schema.url)

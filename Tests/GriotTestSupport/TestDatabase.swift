@@ -35,11 +35,18 @@ public enum TestDatabase {
     public static var isSQLite: Bool { backend == .sqlite }
     public static var isPostgres: Bool { backend == .postgres }
 
+    /// The cipher a test store seals its text with: the keyring `GRIOT_MASTER_KEY_FILE` names
+    /// (`GRIOT_MASTER_KEY_FILE=… scripts/test.sh` runs every suite on encrypted stores), else
+    /// none. A new one per store, as a node opening the database has.
+    public static func cipher() throws -> FieldCipher {
+        FieldCipher(keyring: try MasterKeyring.configured())
+    }
+
     /// A fresh, empty store on this run's backend, its schema up to date.
     public static func storage() async throws -> Storage {
         switch backend {
         case .sqlite:
-            return try Storage.inMemory()
+            return try SQLiteStoryStore.inMemory(cipher: cipher()).storage()
         case .postgres:
             let schema = try await TestSchema.create()
             return try await PostgresDatabase.open(url: schema.url).storage()

@@ -54,10 +54,10 @@ public final class SQLiteStoryStore: StoryStore {
     }
 
     /// A private in-memory database, for tests and benchmarks.
-    public static func inMemory() throws -> SQLiteStoryStore {
+    public static func inMemory(cipher: FieldCipher = .plaintext) throws -> SQLiteStoryStore {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        return try SQLiteStoryStore(writer: DatabaseQueue(configuration: configuration))
+        return try SQLiteStoryStore(writer: DatabaseQueue(configuration: configuration), cipher: cipher)
     }
 
     public init(writer: any DatabaseWriter, cipher: FieldCipher = .plaintext) throws {
