@@ -179,3 +179,8 @@ extension PostgresChatStore {
             """, on: connection)
     }
 }
+
+extension PostgresChatStore {
+    /// Placeholder until the store's helper implements it (issue 38): nothing reported due.
+    public func retentionDue(now: Date) async throws -> RetentionDue { RetentionDue() }
+}

@@ -162,3 +162,8 @@ extension SQLiteChatStore {
             """, arguments: [threadID, sequence, id])
     }
 }
+
+extension SQLiteChatStore {
+    /// Placeholder until the store's helper implements it (issue 38): nothing reported due.
+    public func retentionDue(now: Date) async throws -> RetentionDue { RetentionDue() }
+}

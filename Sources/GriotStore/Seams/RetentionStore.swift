@@ -12,6 +12,9 @@ public protocol RetentionStore: Sendable {
     func purgeUser(userID: String, by actorID: String?, now: Date) async throws -> RetentionCounts
     /// A message's retained texts for an admin; every read is audited.
     func readRetainedTexts(messageID: String, by actorID: String, now: Date) async throws -> [RetainedTextItem]
+    /// What is past its limit and not yet removed, at `now` (30 days after a soft delete, 18
+    /// months for live messages, two years for verdicts, `purgeAfter` for retained texts).
+    func retentionDue(now: Date) async throws -> RetentionDue
 }
 
 extension RetentionStore {
