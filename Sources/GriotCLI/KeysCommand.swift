@@ -10,7 +10,7 @@ struct KeysCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
         abstract: "Make, list and revoke API keys for services (Authorization: Bearer griot_…).",
-        subcommands: [Create.self, List.self, Revoke.self], defaultSubcommand: List.self)
+        subcommands: [Create.self, List.self, Revoke.self] + masterKeyCommands, defaultSubcommand: List.self)
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
