@@ -30,7 +30,7 @@ struct MigratedTable: Sendable {
         "story", "passage", "passageEmbedding", "meta", "thread", "message", "archivedMessage", "turn", "course",
         "profile", "auditEntry", "rateEvent", "safetyVerdict", "moderationWarning", "retainedText", "supportGrant", "storyChange",
         "breakerState", "promptLabel", "promptPromotion", "apiKey", "reviewTicket", "reviewOutbox",
-        "turnRollup", "turnRollupCount", "turnRollupLatency",
+        "turnRollup", "turnRollupCount", "turnRollupLatency", "dataKey",
     ]
 
     /// Tables left behind on purpose: the stream journal and the nodes' heartbeats describe

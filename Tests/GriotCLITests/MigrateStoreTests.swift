@@ -182,7 +182,7 @@ struct MigrateStoreTests {
         "story", "passage", "passageEmbedding", "meta", "thread", "message", "archivedMessage", "turn", "course",
         "profile", "auditEntry", "rateEvent", "safetyVerdict", "moderationWarning", "retainedText", "supportGrant", "storyChange",
         "breakerState", "promptLabel", "promptPromotion", "apiKey", "reviewTicket", "reviewOutbox",
-        "turnRollup", "turnRollupCount", "turnRollupLatency",
+        "turnRollup", "turnRollupCount", "turnRollupLatency", "dataKey",
     ]
 
     struct Installation {
