@@ -15,6 +15,7 @@ struct PostgresDataKeys: Sendable {
         return try cipher.seal(text, field, row: row, keyID: await keyID(scope: scope))
     }
 
+    @_disfavoredOverload
     func seal(_ text: String?, _ field: SealedField, row: String, scope: KeyScope) async throws -> String? {
         guard let text else { return nil }
         let sealed: String = try await seal(text, field, row: row, scope: scope)
@@ -32,6 +33,7 @@ struct PostgresDataKeys: Sendable {
         }
     }
 
+    @_disfavoredOverload
     func open(_ stored: String?, _ field: SealedField, row: String) async throws -> String? {
         guard let stored else { return nil }
         let text: String = try await open(stored, field, row: row)

@@ -139,6 +139,7 @@ public final class FieldCipher: @unchecked Sendable {
         return Self.prefix + keyID + ":" + box.combined!.base64EncodedString()
     }
 
+    @_disfavoredOverload
     public func seal(_ text: String?, _ field: SealedField, row: String, keyID: String) throws -> String? {
         try text.map { try seal($0, field, row: row, keyID: keyID) }
     }
@@ -163,6 +164,7 @@ public final class FieldCipher: @unchecked Sendable {
         return text
     }
 
+    @_disfavoredOverload
     public func open(_ stored: String?, _ field: SealedField, row: String) throws -> String? {
         try stored.map { try open($0, field, row: row) }
     }

@@ -11,6 +11,7 @@ extension FieldCipher {
         return try seal(text, field, row: row, keyID: keyID(scope: scope, db: db))
     }
 
+    @_disfavoredOverload
     func seal(_ text: String?, _ field: SealedField, row: String, scope: KeyScope, db: Database) throws -> String? {
         try text.map { try seal($0, field, row: row, scope: scope, db: db) }
     }
@@ -27,6 +28,7 @@ extension FieldCipher {
         }
     }
 
+    @_disfavoredOverload
     func open(_ stored: String?, _ field: SealedField, row: String, db: Database) throws -> String? {
         try stored.map { try open($0, field, row: row, db: db) }
     }
