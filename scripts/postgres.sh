@@ -10,6 +10,8 @@
 #   scripts/postgres.sh url [NAME]      # the URL (of database griot, or NAME); does not check that it runs
 #   scripts/postgres.sh status          # "running …" and exit 0, or "not running" and exit 3
 #   scripts/postgres.sh down            # stop it (fast: open sessions are cut) and remove its folder
+#   scripts/postgres.sh checkpoint      # write every changed page to the table files (CHECKPOINT), then print
+#                                       #   the cluster's folder: the encryption tests scan its files
 #
 # GRIOT_PG_PORT (default 54329) and GRIOT_PG_DIR (default /tmp/griot-pg-$PORT) choose the
 # cluster. Only URLs go to stdout; every other message goes to stderr.
@@ -158,8 +160,14 @@ dropdb() {
     superuser_psql -c "DROP DATABASE IF EXISTS \"$1\" WITH (FORCE)"
 }
 
+checkpoint() {
+    running || die "no cluster running in $dir; start it with scripts/postgres.sh up"
+    superuser_psql -c "CHECKPOINT" >/dev/null
+    echo "$dir"
+}
+
 usage() {
-    echo "usage: scripts/postgres.sh up|down|status|url [NAME]|createdb NAME|dropdb NAME (GRIOT_PG_PORT, GRIOT_PG_DIR)" >&2
+    echo "usage: scripts/postgres.sh up|down|status|url [NAME]|createdb NAME|dropdb NAME|checkpoint (GRIOT_PG_PORT, GRIOT_PG_DIR)" >&2
     exit 2
 }
 
@@ -175,5 +183,6 @@ case "${1:-}" in
     url) [ $# -le 2 ] || usage; [ $# = 1 ] || check_name "$2"; url "${2:-}" ;;
     createdb) [ $# = 2 ] || usage; createdb "$2" ;;
     dropdb) [ $# = 2 ] || usage; dropdb "$2" ;;
+    checkpoint) [ $# = 1 ] || usage; checkpoint ;;
     *) usage ;;
 esac
