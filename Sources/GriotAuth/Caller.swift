@@ -19,10 +19,14 @@ public struct Caller: Sendable, Hashable {
     public var locale: String?
     /// When the token stops being accepted (its `exp`, without leeway).
     public var expiresAt: Date
+    /// The region whose database keeps the caller's conversations (the token's `region` claim,
+    /// or an API key's region); nil: the node's default region. Read only when the node is
+    /// configured with regions (`GRIOT_REGION_DATABASES`).
+    public var region: String?
 
     public init(
         userID: String, role: CallerRole, familyGroupIDs: [String] = [], courseIDs: [String]? = nil,
-        locale: String? = nil, expiresAt: Date
+        locale: String? = nil, expiresAt: Date, region: String? = nil
     ) {
         self.userID = userID
         self.role = role
@@ -30,6 +34,7 @@ public struct Caller: Sendable, Hashable {
         self.courseIDs = courseIDs
         self.locale = locale
         self.expiresAt = expiresAt
+        self.region = region
     }
 
     /// Whether the caller's role is one of `roles`.

@@ -15,6 +15,8 @@ struct TokenClaims: JWTPayload, Equatable {
     var familyGroupIDs: [String]?
     var courseIDs: [String]?
     var locale: String?
+    /// The region whose database keeps the user's conversations (residency); nil: the node's default.
+    var region: String?
     var exp: Double?
     var nbf: Double?
     var iat: Double?
@@ -25,13 +27,14 @@ struct TokenClaims: JWTPayload, Equatable {
     init(
         sub: String? = nil, role: String? = nil, familyGroupIDs: [String]? = nil, courseIDs: [String]? = nil,
         locale: String? = nil, exp: Double? = nil, nbf: Double? = nil, iat: Double? = nil, iss: String? = nil,
-        aud: [String]? = nil
+        aud: [String]? = nil, region: String? = nil
     ) {
         self.sub = sub
         self.role = role
         self.familyGroupIDs = familyGroupIDs
         self.courseIDs = courseIDs
         self.locale = locale
+        self.region = region
         self.exp = exp
         self.nbf = nbf
         self.iat = iat
@@ -40,7 +43,7 @@ struct TokenClaims: JWTPayload, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case sub, role, locale, exp, nbf, iat, iss, aud
+        case sub, role, locale, region, exp, nbf, iat, iss, aud
         case familyGroupIDs = "family_group_ids"
         case courseIDs = "course_ids"
     }
@@ -64,6 +67,7 @@ struct TokenClaims: JWTPayload, Equatable {
         familyGroupIDs = try claim(.familyGroupIDs, [String].self, "an array of strings")
         courseIDs = try claim(.courseIDs, [String].self, "an array of strings")
         locale = try claim(.locale, String.self, "a string")
+        region = try claim(.region, String.self, "a string")
         exp = try claim(.exp, Double.self, "a number of seconds since 1970")
         nbf = try claim(.nbf, Double.self, "a number of seconds since 1970")
         iat = try claim(.iat, Double.self, "a number of seconds since 1970")
@@ -82,6 +86,7 @@ struct TokenClaims: JWTPayload, Equatable {
         try container.encodeIfPresent(familyGroupIDs, forKey: .familyGroupIDs)
         try container.encodeIfPresent(courseIDs, forKey: .courseIDs)
         try container.encodeIfPresent(locale, forKey: .locale)
+        try container.encodeIfPresent(region, forKey: .region)
         // Whole seconds, as most issuers write them.
         try container.encodeIfPresent(exp.map { Int64($0.rounded(.down)) }, forKey: .exp)
         try container.encodeIfPresent(nbf.map { Int64($0.rounded(.down)) }, forKey: .nbf)

@@ -99,7 +99,7 @@ public final class TokenVerifier: Sendable {
     /// A verifier without a secret (JWKS only) cannot mint.
     public func mintDevelopmentToken(
         userID: String, role: CallerRole, familyGroupIDs: [String] = [], courseIDs: [String]? = nil,
-        locale: String? = nil, expiresIn: TimeInterval = 3600, now: Date = Date()
+        locale: String? = nil, region: String? = nil, expiresIn: TimeInterval = 3600, now: Date = Date()
     ) async throws(AuthConfigurationError) -> String {
         guard expiresIn <= configuration.maxLifetimeSeconds else {
             throw AuthConfigurationError(
@@ -114,7 +114,7 @@ public final class TokenVerifier: Sendable {
         let issued = now.timeIntervalSince1970
         let claims = TokenClaims(
             sub: userID, role: role.rawValue, familyGroupIDs: familyGroupIDs, courseIDs: courseIDs, locale: locale,
-            exp: issued + expiresIn, iat: issued, iss: configuration.issuer, aud: configuration.audience.map { [$0] })
+            exp: issued + expiresIn, iat: issued, iss: configuration.issuer, aud: configuration.audience.map { [$0] }, region: region)
         do {
             return try await secretKey.sign(claims)
         } catch {
@@ -188,6 +188,9 @@ public final class TokenVerifier: Sendable {
                 throw AuthError(.invalidClaims, "the token's \"\(name)\" claim holds an id that is not valid (\(ClaimIdentifier.rule); at most 1,000 ids); ask the token's issuer to fix it, then sign in again")
             }
         }
+        if let region = claims.region, !ClaimIdentifier.isValid(region) {
+            throw AuthError(.invalidClaims, "the token's \"region\" claim is not a region name (\(ClaimIdentifier.rule)), e.g. \"eu\"; ask the token's issuer to fix it, then sign in again")
+        }
         guard let roleName = claims.role else {
             throw AuthError(.invalidClaims, "the token has no \"role\" claim; it must be one of \(CallerRole.names); ask the token's issuer to include it, then sign in again")
         }
@@ -231,7 +234,7 @@ public final class TokenVerifier: Sendable {
         }
         return Caller(
             userID: sub, role: role, familyGroupIDs: claims.familyGroupIDs ?? [], courseIDs: claims.courseIDs,
-            locale: claims.locale, expiresAt: expiresAt)
+            locale: claims.locale, expiresAt: expiresAt, region: claims.region)
     }
 }
 

@@ -27,6 +27,8 @@ struct KeysCommand: ParsableCommand {
         var expires: String?
         @Option(name: .long, help: "Its own chat limit: messages a minute, in place of the service's per-minute and per-day limits.")
         var requestsPerMinute: Int?
+        @Option(name: .long, help: "The region whose database keeps its requests' conversations, e.g. eu (GRIOT_REGION_DATABASES); the node's default when left out.")
+        var region: String?
         @Option(name: .long, help: "Who makes it, for the audit log (default: cli:$USER).") var by: String?
         @OptionGroup var options: ArchiveOptions
 
@@ -40,6 +42,9 @@ struct KeysCommand: ParsableCommand {
                 throw ValidationError("--requests-per-minute must be from 1 to 100000, or left out for the service's chat limits")
             }
             if let expires { _ = try KeysCommand.expiry(expires, now: Date()) }
+            if let region, !Residency.isValidName(region) {
+                throw ValidationError("--region \(region) is not a region name: 1 to 32 lowercase letters, digits, - or _, beginning with a letter, e.g. --region eu")
+            }
             for (option, ids) in [("--families", KeysCommand.ids(families)), ("--courses", KeysCommand.ids(courses))] {
                 guard ids.count <= 100 else { throw ValidationError("\(option) lists \(ids.count) ids; a key may name at most 100") }
                 if let bad = ids.first(where: { $0.count > 128 || $0.unicodeScalars.contains { $0.properties.generalCategory == .control } }) {
@@ -53,17 +58,18 @@ struct KeysCommand: ParsableCommand {
             let expiresAt = try expires.map { try KeysCommand.expiry($0, now: now) }
             let (key, token) = APIKey.make(name: name.trimmingCharacters(in: .whitespacesAndNewlines), role: role,
                                            families: KeysCommand.ids(families), courses: KeysCommand.ids(courses), expiresAt: expiresAt,
-                                           requestsPerMinute: requestsPerMinute, now: now)
+                                           requestsPerMinute: requestsPerMinute, region: region, now: now)
             let chats = try await options.openStorage().chats
             try await chats.createAPIKey(key)
             var details: [String: AuditEntry.DetailValue] = ["key_id": .string(key.id), "role": .string(key.role),
                                                              "families": .int(key.families.count), "courses": .int(key.courses.count)]
             if let expiresAt = key.expiresAt { details["expires_at"] = .string(expiresAt.formatted(.iso8601)) }
             if let requestsPerMinute { details["requests_per_minute"] = .int(requestsPerMinute) }
+            if let region { details["region"] = .string(region) }
             try await chats.recordAudit(AuditEntry(action: .apiKeyCreate, userID: "key:\(key.id)", actorID: KeysCommand.actor(by),
                                                    details: AuditEntry.details(details)))
             print(token)
-            Terminal.note("made API key \(key.id) (\(key.name), role \(key.role)\(key.expiresAt.map { ", expires \(KeysCommand.shown($0))" } ?? "")); "
+            Terminal.note("made API key \(key.id) (\(key.name), role \(key.role)\(key.region.map { ", region \($0)" } ?? "")\(key.expiresAt.map { ", expires \(KeysCommand.shown($0))" } ?? "")); "
                           + "the line above is its secret, shown this once: store it now. Send it as Authorization: Bearer <key>.")
         }
     }
@@ -80,12 +86,13 @@ struct KeysCommand: ParsableCommand {
                     var id, name, role: String
                     var familyIds, courseIds: [String]
                     var requestsPerMinute: Int?
+                    var region: String?
                     var createdAt: Date
                     var expiresAt, lastUsedAt, revokedAt: Date?
                 }
                 print(try Terminal.json(["keys": keys.map {
                     Listed(id: $0.id, name: $0.name, role: $0.role, familyIds: $0.families, courseIds: $0.courses, requestsPerMinute: $0.requestsPerMinute,
-                           createdAt: $0.createdAt, expiresAt: $0.expiresAt, lastUsedAt: $0.lastUsedAt, revokedAt: $0.revokedAt)
+                           region: $0.region, createdAt: $0.createdAt, expiresAt: $0.expiresAt, lastUsedAt: $0.lastUsedAt, revokedAt: $0.revokedAt)
                 }]))
                 return
             }

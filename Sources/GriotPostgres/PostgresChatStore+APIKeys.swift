@@ -6,10 +6,11 @@ extension PostgresChatStore {
     @discardableResult
     public func createAPIKey(_ key: APIKey) async throws -> APIKey {
         try await rows("""
-            INSERT INTO apikey (id, name, role, familyids, courseids, secrethash, requestsperminute, createdat, expiresat, revokedat, lastusedat)
+            INSERT INTO apikey (id, name, role, familyids, courseids, secrethash, requestsperminute, createdat, expiresat, revokedat, lastusedat,
+                                region)
             VALUES (\(key.id), \(key.name), \(key.role), \(Self.json(key.families)), \(Self.json(key.courses)), \(key.secretHash),
                     \(key.requestsPerMinute), \(key.createdAt.millisecondRounded), \(key.expiresAt.map(\.millisecondRounded)),
-                    \(key.revokedAt.map(\.millisecondRounded)), \(key.lastUsedAt.map(\.millisecondRounded)))
+                    \(key.revokedAt.map(\.millisecondRounded)), \(key.lastUsedAt.map(\.millisecondRounded)), \(key.region))
             """)
         return key
     }
@@ -58,9 +59,10 @@ extension APIKey {
         let columns = RowColumns(row)
         let decode = { (text: String) throws -> [String] in try JSONDecoder().decode([String].self, from: Data(text.utf8)) }
         let requestsPerMinute: Int? = try columns["requestsperminute"]
+        let region: String? = try columns["region"]
         try self.init(id: columns["id"], name: columns["name"], role: columns["role"], families: decode(columns["familyids"]),
                       courses: decode(columns["courseids"]), secretHash: columns["secrethash"], requestsPerMinute: requestsPerMinute,
                       createdAt: columns.date("createdat"), expiresAt: columns.date("expiresat"), revokedAt: columns.date("revokedat"),
-                      lastUsedAt: columns.date("lastusedat"))
+                      lastUsedAt: columns.date("lastusedat"), region: region)
     }
 }

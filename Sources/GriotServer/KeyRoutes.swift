@@ -27,9 +27,10 @@ struct KeyRoutes: Sendable {
         var courseIDs: [String]?
         var expiresAt: String?
         var requestsPerMinute: Int?
+        var region: String?
 
         enum CodingKeys: String, CodingKey {
-            case name, role
+            case name, role, region
             case familyIDs = "family_ids"
             case courseIDs = "course_ids"
             case expiresAt = "expires_at"
@@ -52,15 +53,17 @@ struct KeyRoutes: Sendable {
         var expiresAt: Date?
         var lastUsedAt: Date?
         var revokedAt: Date?
+        /// Nil: the node's default region.
+        var region: String?
 
         init(_ stored: APIKey, secret: String? = nil) {
             (id, key, name, role, familyIDs, courseIDs) = (stored.id, secret, stored.name, stored.role, stored.families, stored.courses)
             (requestsPerMinute, createdAt, expiresAt) = (stored.requestsPerMinute, stored.createdAt, stored.expiresAt)
-            (lastUsedAt, revokedAt) = (stored.lastUsedAt, stored.revokedAt)
+            (lastUsedAt, revokedAt, region) = (stored.lastUsedAt, stored.revokedAt, stored.region)
         }
 
         enum CodingKeys: String, CodingKey {
-            case id, key, name, role
+            case id, key, name, role, region
             case familyIDs = "family_ids", courseIDs = "course_ids", requestsPerMinute = "requests_per_minute"
             case createdAt = "created_at", expiresAt = "expires_at", lastUsedAt = "last_used_at", revokedAt = "revoked_at"
         }
@@ -79,6 +82,7 @@ struct KeyRoutes: Sendable {
             try container.encode(expiresAt, forKey: .expiresAt)
             try container.encode(lastUsedAt, forKey: .lastUsedAt)
             try container.encode(revokedAt, forKey: .revokedAt)
+            try container.encode(region, forKey: .region)
         }
     }
 
@@ -86,7 +90,7 @@ struct KeyRoutes: Sendable {
         var keys: [Item]
     }
 
-    static let shape = #"{"name": "nightly export", "role": "client|coach|admin|operator", "family_ids": ["fam-1"], "course_ids": ["course-7"], "expires_at": "2027-01-01T00:00:00Z", "requests_per_minute": 60}"#
+    static let shape = #"{"name": "nightly export", "role": "client|coach|admin|operator", "family_ids": ["fam-1"], "course_ids": ["course-7"], "expires_at": "2027-01-01T00:00:00Z", "requests_per_minute": 60, "region": "eu"}"#
     /// The most ids a key may list in `family_ids` or in `course_ids`.
     static let maximumIDs = 100
 
@@ -117,8 +121,11 @@ struct KeyRoutes: Sendable {
         if let limit = body.requestsPerMinute, !(1...100_000).contains(limit) {
             throw APIError.badRequest("invalid_requests_per_minute", "requests_per_minute must be a whole number from 1 to 100000, or left out for the service's chat limits.")
         }
+        if let region = body.region, !Residency.isValidName(region) {
+            throw APIError.badRequest("invalid_region", "region \"\(region.prefix(40))\" is not a region name: 1 to 32 lowercase letters, digits, - or _, beginning with a letter (e.g. eu); leave it out for the node's default region.")
+        }
         let (key, token) = APIKey.make(name: name, role: role.rawValue, families: families, courses: courses, expiresAt: expiresAt,
-                                       requestsPerMinute: body.requestsPerMinute, now: now)
+                                       requestsPerMinute: body.requestsPerMinute, region: body.region, now: now)
         try await chats.createAPIKey(key)
         try await chats.recordAudit(AuditEntry(action: .apiKeyCreate, userID: "key:\(key.id)", actorID: admin.userID, details: Self.details(key)))
         return EditedResponse(status: .created, response: Item(key, secret: token))
@@ -151,6 +158,7 @@ struct KeyRoutes: Sendable {
                                                         "families": .int(key.families.count), "courses": .int(key.courses.count)]
         if let expiresAt = key.expiresAt { values["expires_at"] = .string(expiresAt.formatted(.iso8601)) }
         if let limit = key.requestsPerMinute { values["requests_per_minute"] = .int(limit) }
+        if let region = key.region { values["region"] = .string(region) }
         return AuditEntry.details(values)
     }
 

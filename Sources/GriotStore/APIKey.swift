@@ -39,9 +39,12 @@ public struct APIKey: Codable, Sendable, Hashable, FetchableRecord, PersistableR
     public var revokedAt: Date?
     /// Within `lastUseInterval` of its latest use; nil until first used.
     public var lastUsedAt: Date?
+    /// The region whose database keeps its requests' conversations (residency); nil: the node's default region.
+    public var region: String?
 
     public init(id: String, name: String, role: String, families: [String] = [], courses: [String] = [], secretHash: String,
-                requestsPerMinute: Int? = nil, createdAt: Date, expiresAt: Date? = nil, revokedAt: Date? = nil, lastUsedAt: Date? = nil) {
+                requestsPerMinute: Int? = nil, createdAt: Date, expiresAt: Date? = nil, revokedAt: Date? = nil, lastUsedAt: Date? = nil,
+                region: String? = nil) {
         self.id = id
         self.name = name
         self.role = role
@@ -53,6 +56,7 @@ public struct APIKey: Codable, Sendable, Hashable, FetchableRecord, PersistableR
         self.expiresAt = expiresAt
         self.revokedAt = revokedAt
         self.lastUsedAt = lastUsedAt
+        self.region = region
     }
 
     /// The family groups whose `family_only` stories the key's requests may read.
@@ -64,12 +68,13 @@ public struct APIKey: Codable, Sendable, Hashable, FetchableRecord, PersistableR
     /// time the secret exists outside the service's caller. Dates are kept to the millisecond,
     /// as both databases store them.
     public static func make(name: String, role: String, families: [String] = [], courses: [String] = [], expiresAt: Date? = nil,
-                            requestsPerMinute: Int? = nil, now: Date) -> (key: APIKey, token: String) {
+                            requestsPerMinute: Int? = nil, region: String? = nil, now: Date) -> (key: APIKey, token: String) {
         var generator = SystemRandomNumberGenerator()
         let id = hex((0..<8).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let secret = hex((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         let key = APIKey(id: id, name: name, role: role, families: families, courses: courses, secretHash: hash(secret: secret),
-                         requestsPerMinute: requestsPerMinute, createdAt: wholeMilliseconds(now), expiresAt: expiresAt.map(wholeMilliseconds))
+                         requestsPerMinute: requestsPerMinute, createdAt: wholeMilliseconds(now), expiresAt: expiresAt.map(wholeMilliseconds),
+                         region: region)
         return (key, prefix + id + "_" + secret)
     }
 

@@ -1,7 +1,9 @@
 import Foundation
 
 /// Services' API keys (`APIKey`): made and revoked by admins, looked up by id on every request
-/// that carries one, with their last use written at most once a minute.
+/// that carries one, with their last use written at most once a minute. A key's `region` says
+/// which region's database keeps its requests' conversations; the keys themselves stay in the
+/// node's home database (`RegionalChatStore`).
 ///
 /// ```swift
 /// let (key, token) = APIKey.make(name: "exporter", role: "coach", now: Date())
