@@ -58,6 +58,19 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
     @Flag(help: "Run only the peer, to check that the stub and the client keep up on this machine.")
     var peerOnly = false
 
+    /// Issue 38: the cost of encryption at rest. With `--peer-griot` naming the same binary,
+    /// griot runs with this master key file and its peer without one.
+    @Option(help: "A master key file (griot keys new-master) for griot's ingest and service; its peer (--peer-griot) runs without.")
+    var masterKeyFile: String?
+
+    /// The environment of a griot process: with the master key for griot, without for the peer.
+    func keyed(_ environment: [String: String], peer: Bool) -> [String: String] {
+        var environment = environment
+        environment["GRIOT_MASTER_KEY_COMMAND"] = nil
+        environment["GRIOT_MASTER_KEY_FILE"] = peer ? nil : masterKeyFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+        return environment
+    }
+
     @Flag(help: "Keep the temporary folder (databases and the service's logs).")
     var keep = false
 
@@ -83,9 +96,9 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         print("fd limit \(Self.openFileLimit()); \(ProcessInfo.processInfo.activeProcessorCount) cores shared by the service, the stub and the client")
 
         let template = work.appendingPathComponent("template.sqlite")
-        if !peerOnly { try ingest(into: template, with: griot.executable, log: work.appendingPathComponent("ingest.log")) }
+        if !peerOnly { try ingest(into: template, with: griot.executable, log: work.appendingPathComponent("ingest.log"), peer: false) }
         let peerTemplate = work.appendingPathComponent("peer-template.sqlite")
-        if !peerOnly, let peerGriot { try ingest(into: peerTemplate, with: peerGriot, log: work.appendingPathComponent("peer-ingest.log")) }
+        if !peerOnly, let peerGriot { try ingest(into: peerTemplate, with: peerGriot, log: work.appendingPathComponent("peer-ingest.log"), peer: true) }
         let minter = try await TokenVerifier.make(AuthConfiguration(hs256Secret: AuthConfiguration.developmentSecret, development: true))
         var bearer: [String] = []
         for user in 0..<(peerOnly ? 0 : max(chats.max() ?? 0, admitChats)) {
@@ -112,7 +125,7 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
             if let peerGriot {
                 print("-- the peer service, \(peerGriot) --")
                 earlier = try await throughGriot(count, tag: "e" + tag, executable: peerGriot, stub: stub, group: group, template: peerTemplate,
-                                                 work: work, bearer: bearer, peer: peer)
+                                                 work: work, bearer: bearer, peer: peer, isPeer: true)
                 summaries.append("peer service: " + earlier!.summary)
                 print("-- griot, \(griot.executable) --")
             }
@@ -170,14 +183,14 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
     }
 
     private func throughGriot(_ count: Int, tag: String, executable: String, stub: PacedModelStub, group: any EventLoopGroup, template: URL,
-                              work: URL, bearer: [String], peer: Distribution?) async throws -> ServiceRun {
+                              work: URL, bearer: [String], peer: Distribution?, isPeer: Bool = false) async throws -> ServiceRun {
         let database = work.appendingPathComponent("serve-\(tag).sqlite")
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: template.path + suffix) {
             try? FileManager.default.removeItem(atPath: database.path + suffix)
             try FileManager.default.copyItem(atPath: template.path + suffix, toPath: database.path + suffix)
         }
         let (service, client) = try await ServiceProcess.serve(executable, database: database,
-                                                               environment: ServiceProcess.environment(servingModel: stub, prompts: griot.prompts),
+                                                               environment: keyed(ServiceProcess.environment(servingModel: stub, prompts: griot.prompts), peer: isPeer),
                                                                log: work.appendingPathComponent("serve-\(tag).log"), group: group, timeout: timeout)
         defer { service.stop() }
 
@@ -336,10 +349,12 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         return try await EventLoopFuture.whenAllSucceed(futures, on: client.group.next()).get()
     }
 
-    private func ingest(into database: URL, with executable: String, log: URL) throws {
+    private func ingest(into database: URL, with executable: String, log: URL, peer: Bool) throws {
         let started = Date()
-        try ServiceProcess.ingest(executable, corpus: griot.corpus, into: database, log: log)
-        print("\(executable) ingested \(griot.corpus) into a fresh database in \(Self.format(Date().timeIntervalSince(started))) s (each run serves a copy)")
+        let environment = keyed(ProcessInfo.processInfo.environment, peer: peer)
+        try ServiceProcess.ingest(executable, corpus: griot.corpus, into: database, log: log, environment: environment)
+        let encrypted = environment["GRIOT_MASTER_KEY_FILE"] != nil ? ", encrypted" : ""
+        print("\(executable) ingested \(griot.corpus) into a fresh database\(encrypted) in \(Self.format(Date().timeIntervalSince(started))) s (each run serves a copy)")
     }
 
     // MARK: Reports

@@ -105,9 +105,10 @@ extension ServiceProcess {
     }
 
     /// `griot ingest corpus --db database`, waited for; throws with its output when it fails.
-    static func ingest(_ executable: String, corpus: String, into database: URL, log: URL) throws {
+    static func ingest(_ executable: String, corpus: String, into database: URL, log: URL,
+                       environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         let ingest = try ServiceProcess(executable: executable, arguments: ["ingest", corpus, "--db", database.path],
-                                        environment: ProcessInfo.processInfo.environment, log: log)
+                                        environment: environment, log: log)
         guard ingest.wait() == 0 else { throw ValidationError("griot ingest \(corpus) failed; its output:\n\(ingest.logTail())") }
     }
 

@@ -51,24 +51,10 @@ extension KeysCommand {
                 throw ValidationError("no master key is configured: set GRIOT_MASTER_KEY_FILE to a file whose first line is the new key and whose later lines hold the old ones")
             }
             let active = keyring.active.id
-            let counts = try await keys.dataKeyCounts()
-            let total = counts.filter { $0.key != active }.values.reduce(0, +)
-            let limit = Swift.min(total, max ?? total)
             let bar = ProgressBar(label: "re-wrapping under \(active)")
-            var done = 0, skipped = 0
-            var after: String?
-            rotation: while done < limit {
-                let page = try await keys.dataKeys(notWrappedBy: active, after: after, limit: batch)
-                if page.isEmpty { break }
-                for record in page {
-                    if done >= limit { break rotation }
-                    after = record.id
-                    if try await keys.replaceWrapping(try keys.cipher.rewrap(record), previous: record) { done += 1 } else { skipped += 1 }
-                    bar.update(done, limit)
-                }
-            }
+            let outcome = try await MasterKeyRotation(store: keys, batch: batch).run(max: max, progress: bar.update)
             bar.finish()
-            let left = try await keys.dataKeyCounts().filter { $0.key != active }
+            let (done, skipped, left) = (outcome.rewrapped, outcome.skipped, outcome.left)
             print("re-wrapped \(done) data key\(done == 1 ? "" : "s") under \(active) in \(storage.location)\(skipped > 0 ? " (\(skipped) changed meanwhile, skipped)" : "")")
             if left.isEmpty {
                 let old = keyring.keys.dropFirst().map(\.id)
