@@ -72,6 +72,10 @@ struct PostgresDataKeys: Sendable {
     func checkOpens() async throws {
         let rows = try await query("SELECT DISTINCT ON (masterKeyID) * FROM dataKey ORDER BY masterKeyID, id")
         try cipher.checkOpens(try rows.map(Self.record))
+        if cipher.isEnabled, rows.isEmpty,
+           try await query(PostgresQuery(unsafeSQL: FieldCipher.writtenInPlainText)).first?.decode(Bool.self) == true {
+            throw CipherError.writtenInPlainText
+        }
     }
 
     func dataKey(id: String) async throws -> DataKeyRecord? {

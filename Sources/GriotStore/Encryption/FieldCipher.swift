@@ -210,6 +210,7 @@ public enum CipherError: Error, CustomStringConvertible, LocalizedError, Equatab
     case encryptedWithoutKeyring(masterKeyIDs: [String])
     case missingMasterKey(String, source: String)
     case wrongMasterKey(String, source: String)
+    case writtenInPlainText
 
     public var description: String {
         switch self {
@@ -228,6 +229,8 @@ public enum CipherError: Error, CustomStringConvertible, LocalizedError, Equatab
             return "this database is encrypted (its data keys are wrapped by \(named)) and no master key is configured; set GRIOT_MASTER_KEY_FILE to a file holding that key"
         case .missingMasterKey(let id, let source):
             return "this database's data keys are wrapped by master key \(id), which \(source) does not hold; add that key's line to the key file (after the active key) and start again"
+        case .writtenInPlainText:
+            return "a master key is configured, but this database already holds conversations or non-public stories written without encryption, which Griot does not encrypt in place; start the encrypted service on a new database (and ingest the stories again), or unset GRIOT_MASTER_KEY_FILE to keep this one as it is"
         case .wrongMasterKey(let id, let source):
             return "the master key \(id) in \(source) does not open this database's data keys: it is a different key under the same id; restore the key that was used"
         }

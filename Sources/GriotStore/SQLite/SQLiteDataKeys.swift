@@ -59,7 +59,15 @@ extension FieldCipher {
     func checkOpens(db: Database) throws {
         let rows = try Row.fetchAll(db, sql: "SELECT * FROM dataKey WHERE id IN (SELECT MIN(id) FROM dataKey GROUP BY masterKeyID)")
         try checkOpens(rows.map(Self.record))
+        if isEnabled, rows.isEmpty, try Bool.fetchOne(db, sql: Self.writtenInPlainText) == true {
+            throw CipherError.writtenInPlainText
+        }
     }
+
+    /// Whether a database without data keys holds what a master key would have sealed.
+    public static let writtenInPlainText = """
+        SELECT EXISTS (SELECT 1 FROM thread) OR EXISTS (SELECT 1 FROM auditEntry) OR EXISTS (SELECT 1 FROM story WHERE privacy <> 'public')
+        """
 
     static func dataKey(id: String, db: Database) throws -> DataKeyRecord? {
         try Row.fetchOne(db, sql: "SELECT * FROM dataKey WHERE id = ?", arguments: [id]).map(record)
