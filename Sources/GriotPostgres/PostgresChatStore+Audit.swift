@@ -14,13 +14,13 @@ extension PostgresChatStore {
             entry.actorID = entry.actorID ?? context.actorID
             entry.ipHash = entry.ipHash ?? context.ipHash
         }
-        return try await transaction { connection in try await Self.insert(entry, on: connection) }
+        return try await transaction { connection in try await insert(entry, on: connection) }
     }
 
     /// The entries matching `filter`, newest first.
     public func auditEntries(_ filter: AuditFilter = AuditFilter()) async throws -> [AuditEntry] {
         let actions = filter.actions.map(\.rawValue)
-        return try await rows("""
+        return try await opened(rows("""
             SELECT * FROM auditentry
             WHERE (\(filter.userID)::text IS NULL OR userid = \(filter.userID))
               AND (\(filter.actorID)::text IS NULL OR actorid = \(filter.actorID))
@@ -30,7 +30,7 @@ extension PostgresChatStore {
               AND (\(filter.since.map(\.millisecondRounded))::timestamptz IS NULL OR at >= \(filter.since.map(\.millisecondRounded)))
               AND (\(filter.until.map(\.millisecondRounded))::timestamptz IS NULL OR at < \(filter.until.map(\.millisecondRounded)))
             ORDER BY at DESC, id DESC LIMIT \(max(0, filter.limit)) OFFSET \(max(0, filter.offset))
-            """).map { try AuditEntry($0) }
+            """).map { try AuditEntry($0) }, opened)
     }
 
     /// Deletes the entries older than `age` (e.g. `DateComponents(month: 13)`) and logs that it
@@ -41,7 +41,7 @@ extension PostgresChatStore {
         let context = AuditContext.current
         return try await transaction { connection in
             let count = try await Self.rows("DELETE FROM auditentry WHERE at < \(cutoff.millisecondRounded) RETURNING id", on: connection).count
-            try await Self.insert(AuditEntry(at: now, action: .auditPurge, actorID: context?.actorID, ipHash: context?.ipHash,
+            try await insert(AuditEntry(at: now, action: .auditPurge, actorID: context?.actorID, ipHash: context?.ipHash,
                                              details: AuditEntry.details(["entries": .int(count), "before": .string(cutoff.ISO8601Format())])),
                                   on: connection)
             return count
@@ -49,19 +49,32 @@ extension PostgresChatStore {
     }
 
     /// Writes an entry as it is (its actor and IP hash already filled) and returns it with its id.
+    /// Its details and moderation are sealed with the data key of the user it is about (the
+    /// service's when it names none, or `scope` when given), for its id, which is taken first.
     @discardableResult
-    static func insert(_ entry: AuditEntry, on connection: PostgresConnection) async throws -> AuditEntry {
+    func insert(_ entry: AuditEntry, scope: KeyScope? = nil, on connection: PostgresConnection) async throws -> AuditEntry {
         var entry = entry
+        let named = entry.id
+        if entry.id == nil, cipher.isEnabled, !(entry.details ?? "").isEmpty || !(entry.moderation ?? "").isEmpty {
+            entry.id = try await Self.nextIDs(of: "auditentry", count: 1, on: connection).first
+        }
+        var moderation = entry.moderation
+        var details = entry.details
+        if let id = entry.id {
+            let scope = scope ?? entry.userID.map { KeyScope.user($0) } ?? .service
+            moderation = try await keys.seal(moderation, .auditModeration, row: String(id), scope: scope)
+            details = try await keys.seal(details, .auditDetails, row: String(id), scope: scope)
+        }
         // An entry that names its id keeps it, as GRDB's insert does.
-        let inserted = try await rows("""
+        let inserted = try await Self.rows("""
             INSERT INTO auditentry (id, at, action, userid, actorid, threadid, messageid, iphash, moderation, details)
             VALUES (COALESCE(\(entry.id), nextval(pg_get_serial_sequence('auditentry', 'id')::regclass)), \(entry.at.millisecondRounded),
                     \(entry.action.rawValue), \(entry.userID), \(entry.actorID), \(entry.threadID), \(entry.messageID), \(entry.ipHash),
-                    \(entry.moderation), \(entry.details))
+                    \(moderation), \(details))
             RETURNING id
             """, on: connection)
-        if let id = entry.id { try await advanceIdentity(of: "auditentry", past: id, on: connection) }
-        entry.id = try scalar(Int64.self, inserted)
+        if let id = named { try await Self.advanceIdentity(of: "auditentry", past: id, on: connection) }
+        entry.id = try Self.scalar(Int64.self, inserted)
         return entry
     }
 

@@ -18,7 +18,7 @@ extension PostgresChatStore {
         return try await transaction { connection in
             try await Self.lockThread(ofMessage: id, on: connection)
             guard var message = try await Self.rows("SELECT * FROM message WHERE id = \(id) AND deletedat IS NULL FOR UPDATE", on: connection)
-                    .first.map({ try MessageRecord($0) }),
+                    .first.asyncFlatMap({ try await opened(MessageRecord($0)) }),
                   let owner = try await Self.scalar(String.self, Self.rows("""
                       SELECT userid FROM thread WHERE id = \(message.threadID) AND deletedat IS NULL
                       """, on: connection))
@@ -29,18 +29,19 @@ extension PostgresChatStore {
                                      currentETag: message.etag)
             }
             // The text before the edit is kept only for moderation review, and leaves every copy.
-            try await Self.retainOldText(of: message, owner: owner, reason: .edited, now: now, on: connection)
+            try await retainOldText(of: message, owner: owner, reason: .edited, now: now, on: connection)
             message.content = content
             message.updatedAt = now
             message.version += 1
+            let sealed = try await keys.seal(content, .messageContent, row: id, scope: .user(owner))
             try await Self.rows("""
-                UPDATE message SET content = \(content), updatedat = \(now.millisecondRounded), version = \(message.version) WHERE id = \(id)
+                UPDATE message SET content = \(sealed), updatedat = \(now.millisecondRounded), version = \(message.version) WHERE id = \(id)
                 """, on: connection)
-            try await Self.insert(AuditEntry(at: now, action: .messageUpdate, userID: owner, actorID: actorID, threadID: message.threadID, messageID: id,
+            try await insert(AuditEntry(at: now, action: .messageUpdate, userID: owner, actorID: actorID, threadID: message.threadID, messageID: id,
                                              ipHash: context?.ipHash, moderation: moderation,
                                              details: AuditEntry.details(["reason": "edit", "version": .int(message.version)])), on: connection)
             if let moderation, let decision {
-                try await Self.insert(AuditEntry(at: now, action: .messageModerate, userID: owner, actorID: actorID, threadID: message.threadID,
+                try await insert(AuditEntry(at: now, action: .messageModerate, userID: owner, actorID: actorID, threadID: message.threadID,
                                                  messageID: id, ipHash: context?.ipHash, moderation: moderation,
                                                  details: AuditEntry.details(["decision": .string(decision), "input": "text", "write": "edit"])),
                                       on: connection)

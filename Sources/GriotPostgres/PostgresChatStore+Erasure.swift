@@ -11,6 +11,10 @@ extension PostgresChatStore {
     /// the user acted on. What stays is one `user.purge` entry naming the user, with the counts
     /// and no content, as the record that the erasure was done. Another user's data is not touched.
     ///
+    /// The user's data key is shredded in the same transaction, so any copy of their text left
+    /// behind (WAL, a dump, a backup) can no longer be opened. The `user.purge` entry, which must
+    /// outlive that key, is sealed with the service's key.
+    ///
     /// The abuse limits stay: rate-limit windows and the moderation warning count are kept under
     /// the user's pseudonym (`UserPseudonyms`), never under the id, for their window only, so an
     /// erasure is no way to reset them (see `SQLiteChatStore.purgeUser` and docs/SECURITY.md).
@@ -44,13 +48,15 @@ extension PostgresChatStore {
 
             // The user's own address is theirs to erase too; an admin's stays, for accountability.
             let byUser = actor == userID
-            try await Self.insert(AuditEntry(at: now, action: .userPurge, userID: userID, actorID: actor, ipHash: byUser ? nil : context?.ipHash,
+            try await insert(AuditEntry(at: now, action: .userPurge, userID: userID, actorID: actor, ipHash: byUser ? nil : context?.ipHash,
                                              details: AuditEntry.details([
                                                  "threads": .int(counts.threads), "messages": .int(counts.messages),
                                                  "archivedMessages": .int(counts.archivedMessages), "turns": .int(counts.turns),
                                                  "profiles": .int(counts.profiles),
                                                  "auditEntries": .int(counts.auditEntries), "verdicts": .int(counts.verdicts),
-                                             ])), on: connection)
+                                             ])), scope: .service, on: connection)
+            // Last: a seal in this transaction after the shred would read the key it deletes.
+            try await keys.shred(scope: .user(userID), on: connection)
             return counts
         }
     }

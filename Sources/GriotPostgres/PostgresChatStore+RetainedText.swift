@@ -11,40 +11,59 @@ import PostgresNIO
 extension PostgresChatStore {
     /// Moves `message`'s current text to `retainedtext` and takes it out of the turn snapshots
     /// that copy it; called inside the delete or edit that makes the text old.
-    static func retainOldText(of message: MessageRecord, owner: String, reason: RetainedText.Reason, now: Date,
-                              on connection: PostgresConnection) async throws {
+    /// `message` is as read and opened (its text plain).
+    func retainOldText(of message: MessageRecord, owner: String, reason: RetainedText.Reason, now: Date,
+                       on connection: PostgresConnection) async throws {
         if !message.content.isEmpty {
-            try await rows("""
-                INSERT INTO retainedtext (messageid, threadid, userid, role, reason, version, content, keptat, purgeafter)
-                VALUES (\(message.id), \(message.threadID), \(owner), \(message.role.rawValue), \(reason.rawValue), \(message.version),
-                        \(message.content), \(now.millisecondRounded), \(RetainedText.retention.after(now).millisecondRounded))
+            // Its id first: the sealed text names its row.
+            let id = try await Self.nextIDs(of: "retainedtext", count: 1, on: connection)[0]
+            let sealed = try await keys.seal(message.content, .retainedText, row: String(id), scope: .user(owner))
+            try await Self.rows("""
+                INSERT INTO retainedtext (id, messageid, threadid, userid, role, reason, version, content, keptat, purgeafter)
+                VALUES (\(id), \(message.id), \(message.threadID), \(owner), \(message.role.rawValue), \(reason.rawValue), \(message.version),
+                        \(sealed), \(now.millisecondRounded), \(RetainedText.retention.after(now).millisecondRounded))
                 """, on: connection)
         }
         try await redactTurnCopies(of: message.id, reason: reason, on: connection)
         // A thread is named after its first question: a title copied from this text goes too,
-        // and the next question names the thread.
-        if message.role == .user {
-            try await rows("""
-                UPDATE thread SET title = '' WHERE id = \(message.threadID) AND title = \(String(message.content.prefix(ThreadRecord.titleLength)))
-                """, on: connection)
+        // and the next question names the thread. The title is sealed, so it is compared here.
+        if message.role == .user,
+           let stored = try await Self.scalar(String.self, Self.rows("SELECT title FROM thread WHERE id = \(message.threadID)", on: connection)),
+           !stored.isEmpty,
+           try await keys.open(stored, .threadTitle, row: message.threadID) == String(message.content.prefix(ThreadRecord.titleLength)) {
+            try await Self.rows("UPDATE thread SET title = '' WHERE id = \(message.threadID)", on: connection)
         }
     }
 
     /// Takes a message's text out of the snapshots of the turns that hold it: the question of
     /// the turn it asked, and a reply's text, sent events and model recording. The snapshot keeps
     /// why (`redacted_question` / `redacted_reply`), so an operator sees that text was removed.
-    /// The snapshot is JSON in a text column, as in SQLite: it is edited as `jsonb` and written
-    /// back as text (so its keys come back in jsonb's order, not as the pipeline wrote them).
-    static func redactTurnCopies(of messageID: String, reason: RetainedText.Reason, on connection: PostgresConnection) async throws {
-        try await rows("""
-            UPDATE turn SET snapshot = ((snapshot::jsonb - 'question') || jsonb_build_object('redacted_question', \(reason.rawValue)::text))::text
-            WHERE usermessageid = \(messageID)
+    /// The snapshot is JSON in a text column, as in SQLite, sealed: it is opened, edited here and
+    /// sealed again (its keys written back sorted, not as the pipeline wrote them).
+    func redactTurnCopies(of messageID: String, reason: RetainedText.Reason, on connection: PostgresConnection) async throws {
+        let turns = try await Self.rows("""
+            SELECT turn.id, turn.usermessageid, turn.snapshot, thread.userid FROM turn JOIN thread ON thread.id = turn.threadid
+            WHERE turn.usermessageid = \(messageID) OR turn.assistantmessageid = \(messageID) ORDER BY turn.id
             """, on: connection)
-        try await rows("""
-            UPDATE turn SET snapshot = ((snapshot::jsonb - 'events' - 'recording')
-                                        || jsonb_build_object('text', '', 'citations', '[]'::jsonb, 'redacted_reply', \(reason.rawValue)::text))::text
-            WHERE assistantmessageid = \(messageID)
-            """, on: connection)
+        for row in turns {
+            let (id, question, stored, owner) = try row.decode((String, String, String, String).self)
+            guard let data = try await keys.open(stored, .turnSnapshot, row: id).data(using: .utf8),
+                  var snapshot = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { continue }
+            if question == messageID {
+                snapshot["question"] = nil
+                snapshot["redacted_question"] = reason.rawValue
+            } else {
+                snapshot["events"] = nil
+                snapshot["recording"] = nil
+                snapshot["text"] = ""
+                snapshot["citations"] = [Any]()
+                snapshot["redacted_reply"] = reason.rawValue
+            }
+            let text = String(decoding: try JSONSerialization.data(withJSONObject: snapshot, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
+            let sealed = try await keys.seal(text, .turnSnapshot, row: id, scope: .user(owner))
+            try await Self.rows("UPDATE turn SET snapshot = \(sealed) WHERE id = \(id)", on: connection)
+        }
     }
 
     /// The retained texts of a message, oldest first, for an admin's moderation review. Every
@@ -52,14 +71,14 @@ extension PostgresChatStore {
     public func readRetainedTexts(messageID: String, by actorID: String, now: Date = Date()) async throws -> [RetainedTextItem] {
         let context = AuditContext.current
         return try await transaction { connection in
-            let records = try await Self.rows("SELECT * FROM retainedtext WHERE messageid = \(messageID) ORDER BY id", on: connection)
-                .map { try RetainedText($0) }
+            let records = try await opened(Self.rows("SELECT * FROM retainedtext WHERE messageid = \(messageID) ORDER BY id", on: connection)
+                .map { try RetainedText($0) }, opened)
             // Whose text it is: as kept, or (none kept) from the message and its thread.
             let threadID = try await records.isEmpty
                 ? Self.scalar(String.self, Self.rows("SELECT threadid FROM message WHERE id = \(messageID)", on: connection))
                 : records.first?.threadID
             let owner = try await records.isEmpty ? threadID.asyncFlatMap { try await Self.owner(of: $0, on: connection) } : records.first?.userID
-            try await Self.insert(AuditEntry(at: now, action: AuditAction.retainedTextRead, userID: owner, actorID: actorID, threadID: threadID,
+            try await insert(AuditEntry(at: now, action: AuditAction.retainedTextRead, userID: owner, actorID: actorID, threadID: threadID,
                                              messageID: messageID, ipHash: context?.ipHash, details: AuditEntry.details(["texts": .int(records.count)])),
                                   on: connection)
             return records.map {

@@ -16,15 +16,15 @@ extension PostgresChatStore {
         return try await transaction { connection in
             try await Self.lockThread(ofMessage: id, on: connection)
             guard let message = try await Self.rows("SELECT * FROM message WHERE id = \(id) FOR UPDATE", on: connection)
-                    .first.map({ try MessageRecord($0) })
+                    .first.asyncFlatMap({ try await opened(MessageRecord($0)) })
             else { throw ChatStoreError.messageNotFound(id) }
             if message.deletedAt != nil { return false }
             if let ifMatch, !MessageETag.matches(ifMatch, id: id, version: message.version) { throw ChatStoreError.stale(message, sent: ifMatch) }
             let owner = try await Self.owner(of: message.threadID, on: connection)
             // The text moves to the one place it is kept for review; the row keeps none.
-            try await Self.retainOldText(of: message, owner: owner ?? "", reason: .deleted, now: now, on: connection)
+            try await retainOldText(of: message, owner: owner ?? "", reason: .deleted, now: now, on: connection)
             try await Self.rows("UPDATE message SET deletedat = \(now.millisecondRounded), content = '' WHERE id = \(id)", on: connection)
-            try await Self.insert(AuditEntry(at: now, action: .messageDelete, userID: owner, actorID: actorID,
+            try await insert(AuditEntry(at: now, action: .messageDelete, userID: owner, actorID: actorID,
                                              threadID: message.threadID, messageID: id, ipHash: context?.ipHash,
                                              details: AuditEntry.details(["role": .string(message.role.rawValue), "version": .int(message.version)])),
                                   on: connection)
@@ -44,16 +44,16 @@ extension PostgresChatStore {
             else { throw ChatStoreError.threadNotFound(id) }
             if thread.deletedAt != nil { return false }
             try await Self.rows("UPDATE thread SET deletedat = \(now.millisecondRounded) WHERE id = \(id)", on: connection)
-            let messages = try await Self.rows("""
+            let messages = try await opened(Self.rows("""
                 SELECT * FROM message WHERE threadid = \(id) AND deletedat IS NULL ORDER BY sequence FOR UPDATE
-                """, on: connection).map { try MessageRecord($0) }
+                """, on: connection).map { try MessageRecord($0) }, opened)
             for message in messages {
-                try await Self.retainOldText(of: message, owner: thread.userID, reason: .deleted, now: now, on: connection)
+                try await retainOldText(of: message, owner: thread.userID, reason: .deleted, now: now, on: connection)
             }
             let hidden = try await Self.rows("""
                 UPDATE message SET deletedat = \(now.millisecondRounded), content = '' WHERE threadid = \(id) AND deletedat IS NULL RETURNING id
                 """, on: connection).count
-            try await Self.insert(AuditEntry(at: now, action: .threadDelete, userID: thread.userID, actorID: actorID, threadID: id, ipHash: context?.ipHash,
+            try await insert(AuditEntry(at: now, action: .threadDelete, userID: thread.userID, actorID: actorID, threadID: id, ipHash: context?.ipHash,
                                              details: AuditEntry.details(["messages": .int(hidden)])), on: connection)
             return true
         }
@@ -73,7 +73,7 @@ extension PostgresChatStore {
             for thread in threads {
                 let removed = try await Self.removeThread(thread.id, on: connection)
                 counts.add(removed)
-                try await Self.insert(AuditEntry(at: now, action: .threadPurge, userID: thread.userID, threadID: thread.id,
+                try await insert(AuditEntry(at: now, action: .threadPurge, userID: thread.userID, threadID: thread.id,
                                                  details: AuditEntry.details(["messages": .int(removed.messages + removed.archivedMessages),
                                                                               "turns": .int(removed.turns)])), on: connection)
             }
@@ -91,7 +91,7 @@ extension PostgresChatStore {
                 counts.messages += try await Self.rows("DELETE FROM message WHERE id = \(id) RETURNING id", on: connection).count
                 try await Self.rows("DELETE FROM retainedtext WHERE messageid = \(id)", on: connection)
                 try await Self.moveReadMarker(offPurged: id, sequence: row["sequence"].decode(Int.self), threadID: threadID, on: connection)
-                try await Self.insert(AuditEntry(at: now, action: .messagePurge, userID: row["userid"].decode(String.self), threadID: threadID,
+                try await insert(AuditEntry(at: now, action: .messagePurge, userID: row["userid"].decode(String.self), threadID: threadID,
                                                  messageID: id), on: connection)
             }
             // The texts kept from edits leave 30 days after the edit.
@@ -145,8 +145,8 @@ extension PostgresChatStore {
 
     /// A thread's archived messages, oldest first, for the user's export.
     public func archivedMessages(threadID: String) async throws -> [ArchivedMessageRecord] {
-        try await rows("SELECT * FROM archivedmessage WHERE threadid = \(threadID) ORDER BY sequence")
-            .map { try ArchivedMessageRecord($0) }
+        try await opened(rows("SELECT * FROM archivedmessage WHERE threadid = \(threadID) ORDER BY sequence")
+            .map { try ArchivedMessageRecord($0) }, opened)
     }
 
     // MARK: Shared with the erasure
@@ -181,6 +181,32 @@ extension PostgresChatStore {
 }
 
 extension PostgresChatStore {
-    /// Placeholder until the store's helper implements it (issue 38): nothing reported due.
-    public func retentionDue(now: Date) async throws -> RetentionDue { RetentionDue() }
+    /// What the jobs above would remove or move if they ran at `now`, with their limits: 30
+    /// days after a soft delete (`purgeDeleted`), 18 months for live messages
+    /// (`archiveMessages`), `SafetyVerdictRecord.retention` (`purgeVerdicts`), and a retained
+    /// text's own `purgeAfter`. One statement, so the counts are of one moment.
+    public func retentionDue(now: Date) async throws -> RetentionDue {
+        let deletedBefore = DateComponents(day: 30).before(now).millisecondRounded
+        let archiveBefore = DateComponents(month: 18).before(now).millisecondRounded
+        let verdictsBefore = SafetyVerdictRecord.retention.before(now).millisecondRounded
+        let counted = try await rows("""
+            SELECT (SELECT COUNT(*) FROM message WHERE deletedat IS NOT NULL AND deletedat <= \(deletedBefore)),
+                   (SELECT COUNT(*) FROM thread WHERE deletedat IS NOT NULL AND deletedat <= \(deletedBefore)),
+                   (SELECT COUNT(*) FROM message WHERE createdat < \(archiveBefore) AND deletedat IS NULL),
+                   (SELECT COUNT(*) FROM safetyverdict WHERE at < \(verdictsBefore)),
+                   (SELECT COUNT(*) FROM retainedtext WHERE purgeafter <= \(now.millisecondRounded)),
+                   LEAST((SELECT MIN(deletedat) FROM message WHERE deletedat <= \(deletedBefore)),
+                         (SELECT MIN(deletedat) FROM thread WHERE deletedat <= \(deletedBefore)))
+            """)
+        guard let row = counted.first else { return RetentionDue() }
+        let (messages, threads, toArchive, verdicts, retained, oldest) = try row.decode((Int, Int, Int, Int, Int, Date?).self)
+        var due = RetentionDue()
+        due.deletedMessages = messages
+        due.deletedThreads = threads
+        due.messagesToArchive = toArchive
+        due.verdicts = verdicts
+        due.retainedTexts = retained
+        due.oldestDeletedAt = oldest?.millisecondRounded
+        return due
+    }
 }

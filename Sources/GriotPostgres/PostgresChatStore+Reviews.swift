@@ -9,33 +9,36 @@ import PostgresNIO
 extension PostgresChatStore {
     /// Opens the ticket and its outbox row unless one with its `dedupeKey` exists (then returns
     /// that one and false), inside the caller's transaction.
-    static func openTicket(_ ticket: ReviewTicket, on connection: PostgresConnection) async throws -> (ReviewTicket, created: Bool) {
+    func openTicket(_ ticket: ReviewTicket, on connection: PostgresConnection) async throws -> (ReviewTicket, created: Bool) {
         let at = ticket.createdAt.millisecondRounded
-        let inserted = try await rows("""
+        let scope = KeyScope.user(ticket.userID)
+        let summary = try await keys.seal(ticket.summary, .reviewSummary, row: ticket.id, scope: scope)
+        let note = try await keys.seal(ticket.note, .reviewNote, row: ticket.id, scope: scope)
+        let inserted = try await Self.rows("""
             INSERT INTO reviewticket (id, kind, status, assistant, userid, threadid, turnid, messageid, summary, score, reason, note, createdat, dedupekey)
             VALUES (\(ticket.id), \(ticket.kind.rawValue), \(ticket.status.rawValue), \(ticket.assistant), \(ticket.userID), \(ticket.threadID),
-                    \(ticket.turnID), \(ticket.messageID), \(ticket.summary), \(ticket.score), \(ticket.reason), \(ticket.note), \(at), \(ticket.dedupeKey))
+                    \(ticket.turnID), \(ticket.messageID), \(summary), \(ticket.score), \(ticket.reason), \(note), \(at), \(ticket.dedupeKey))
             ON CONFLICT (dedupekey) DO NOTHING RETURNING id
             """, on: connection)
         guard !inserted.isEmpty else {
-            guard let existing = try await rows("SELECT * FROM reviewticket WHERE dedupekey = \(ticket.dedupeKey)", on: connection).first else {
+            guard let existing = try await Self.rows("SELECT * FROM reviewticket WHERE dedupekey = \(ticket.dedupeKey)", on: connection).first else {
                 throw PostgresDatabase.Failure("review ticket \(ticket.dedupeKey) was neither inserted nor found; try again")
             }
-            return (try ReviewTicket(existing), false)
+            return (try await opened(ReviewTicket(existing)), false)
         }
-        try await rows("INSERT INTO reviewoutbox (ticketid, createdat, nextattemptat) VALUES (\(ticket.id), \(at), \(at))", on: connection)
+        try await Self.rows("INSERT INTO reviewoutbox (ticketid, createdat, nextattemptat) VALUES (\(ticket.id), \(at), \(at))", on: connection)
         var stored = ticket
         stored.createdAt = at
         return (stored, true)
     }
 
     /// The tickets the verdicts open (see `ReviewTicket.opened(by:assistant:)`), in the verdicts' transaction.
-    static func openTickets(for verdicts: [SafetyVerdictRecord], on connection: PostgresConnection) async throws {
+    func openTickets(for verdicts: [SafetyVerdictRecord], on connection: PostgresConnection) async throws {
         var assistants: [String: String] = [:]
         for verdict in verdicts where ReviewTicket.Kind.opened(byStage: verdict.stage, decision: verdict.decision) != nil {
             if assistants[verdict.threadID] == nil {
-                assistants[verdict.threadID] = try scalar(String.self, await rows("SELECT assistant FROM thread WHERE id = \(verdict.threadID)",
-                                                                                 on: connection)) ?? ""
+                assistants[verdict.threadID] = try Self.scalar(String.self, await Self.rows("SELECT assistant FROM thread WHERE id = \(verdict.threadID)",
+                                                                                           on: connection)) ?? ""
             }
             var stamped = verdict
             stamped.at = verdict.at.millisecondRounded
@@ -49,7 +52,7 @@ extension PostgresChatStore {
         guard filter.limit > 0 else { return [] }
         let since = filter.since.map(\.millisecondRounded)
         let until = filter.until.map(\.millisecondRounded)
-        return try await rows("""
+        return try await opened(rows("""
             SELECT reviewticket.*, reviewoutbox.ticketid AS outbox_ticketid, reviewoutbox.createdat AS outbox_createdat, reviewoutbox.attempts,
                    reviewoutbox.nextattemptat, reviewoutbox.lasterror, reviewoutbox.deliveredat, reviewoutbox.remotekey, reviewoutbox.leaseowner,
                    reviewoutbox.leaseuntil
@@ -62,21 +65,18 @@ extension PostgresChatStore {
               AND (\(until)::timestamptz IS NULL OR reviewticket.createdat < \(until))
             ORDER BY reviewticket.createdat DESC, reviewticket.id COLLATE "C" DESC
             LIMIT \(min(filter.limit, 500)) OFFSET \(max(0, filter.offset))
-            """).map { try ReviewItem(joined: $0) }
+            """).map { try ReviewItem(joined: $0) }, opened)
     }
 
     public func reviewItem(id: String) async throws -> ReviewItem? {
-        try await Self.item(id) { try await self.rows($0) }
+        try await item(id, on: nil)
     }
 
-    static func item(_ id: String, on connection: PostgresConnection) async throws -> ReviewItem? {
-        try await item(id) { try await rows($0, on: connection) }
-    }
-
-    private static func item(_ id: String, _ run: (PostgresQuery) async throws -> [PostgresRow]) async throws -> ReviewItem? {
-        guard let ticket = try await run("SELECT * FROM reviewticket WHERE id = \(id)").first else { return nil }
-        let delivery = try await run("SELECT * FROM reviewoutbox WHERE ticketid = \(id)").first
-        return ReviewItem(ticket: try ReviewTicket(ticket), delivery: try delivery.map { try ReviewDelivery($0) })
+    /// A ticket with its delivery, in the caller's transaction when it names one.
+    func item(_ id: String, on connection: PostgresConnection?) async throws -> ReviewItem? {
+        guard let ticket = try await run("SELECT * FROM reviewticket WHERE id = \(id)", on: connection).first else { return nil }
+        let delivery = try await run("SELECT * FROM reviewoutbox WHERE ticketid = \(id)", on: connection).first
+        return ReviewItem(ticket: try await opened(ReviewTicket(ticket)), delivery: try delivery.map { try ReviewDelivery($0) })
     }
 
     public func reportReply(messageID: String, reporterID: String, reason: ReviewTicket.ReportReason, note: String?, now: Date) async throws
@@ -93,17 +93,17 @@ extension PostgresChatStore {
             guard try (row["role"] as String) == MessageRecord.Role.assistant.rawValue else {
                 throw ChatStoreError(.invalid, "Message \(messageID) is your own message, not a reply; report the assistant's reply instead.")
             }
-            let ticket = try ReviewTicket(kind: .userReport, assistant: row["assistant"], userID: row["userid"], threadID: row["threadid"],
+            let report = try ReviewTicket(kind: .userReport, assistant: row["assistant"], userID: row["userid"], threadID: row["threadid"],
                                           turnID: row["turnid"], messageID: messageID, summary: "reported by the asker: \(reason.rawValue)",
                                           reason: reason.rawValue, note: note, createdAt: at, dedupeKey: "report:\(messageID):\(reporterID)")
-            let (opened, created) = try await Self.openTicket(ticket, on: connection)
+            let (ticket, created) = try await openTicket(report, on: connection)
             if created {
-                try await Self.insert(AuditEntry(at: at, action: .reviewReport, userID: opened.userID, actorID: reporterID, threadID: opened.threadID,
+                try await insert(AuditEntry(at: at, action: .reviewReport, userID: ticket.userID, actorID: reporterID, threadID: ticket.threadID,
                                                  messageID: messageID, ipHash: context?.ipHash,
-                                                 details: AuditEntry.details(["ticket_id": .string(opened.id), "reason": .string(reason.rawValue)])),
+                                                 details: AuditEntry.details(["ticket_id": .string(ticket.id), "reason": .string(reason.rawValue)])),
                                       on: connection)
             }
-            return (try await Self.item(opened.id, on: connection) ?? ReviewItem(ticket: opened, delivery: nil), created)
+            return (try await item(ticket.id, on: connection) ?? ReviewItem(ticket: ticket, delivery: nil), created)
         }
     }
 
@@ -114,15 +114,15 @@ extension PostgresChatStore {
             guard let row = try await Self.rows("SELECT * FROM reviewticket WHERE id = \(id) FOR UPDATE", on: connection).first else {
                 throw ReviewTicket.notFound(id)
             }
-            let ticket = try ReviewTicket(row)
+            let ticket = try await opened(ReviewTicket(row))
             guard ticket.status == .open else { throw ReviewTicket.notOpen(ticket) }
             try await Self.rows("""
                 UPDATE reviewticket SET status = \(ReviewTicket.Status.acknowledged.rawValue), acknowledgedat = \(at), acknowledgedby = \(actorID)
                 WHERE id = \(id)
                 """, on: connection)
-            try await Self.insert(AuditEntry.reviewStep(.reviewAcknowledge, on: ticket, by: actorID, at: at, context: context), on: connection)
-            guard let item = try await Self.item(id, on: connection) else { throw ReviewTicket.notFound(id) }
-            return item
+            try await insert(AuditEntry.reviewStep(.reviewAcknowledge, on: ticket, by: actorID, at: at, context: context), on: connection)
+            guard let found = try await item(id, on: connection) else { throw ReviewTicket.notFound(id) }
+            return found
         }
     }
 
@@ -133,16 +133,17 @@ extension PostgresChatStore {
             guard let row = try await Self.rows("SELECT * FROM reviewticket WHERE id = \(id) FOR UPDATE", on: connection).first else {
                 throw ReviewTicket.notFound(id)
             }
-            let ticket = try ReviewTicket(row)
+            let ticket = try await opened(ReviewTicket(row))
             guard ticket.status != .resolved else { throw ReviewTicket.alreadyResolved(ticket) }
+            let sealed = try await keys.seal(resolution, .reviewResolution, row: id, scope: .user(ticket.userID))
             try await Self.rows("""
                 UPDATE reviewticket SET status = \(ReviewTicket.Status.resolved.rawValue), resolvedat = \(at), resolvedby = \(actorID),
-                                        resolution = \(resolution)
+                                        resolution = \(sealed)
                 WHERE id = \(id)
                 """, on: connection)
-            try await Self.insert(AuditEntry.reviewStep(.reviewResolve, on: ticket, by: actorID, at: at, context: context), on: connection)
-            guard let item = try await Self.item(id, on: connection) else { throw ReviewTicket.notFound(id) }
-            return item
+            try await insert(AuditEntry.reviewStep(.reviewResolve, on: ticket, by: actorID, at: at, context: context), on: connection)
+            guard let found = try await item(id, on: connection) else { throw ReviewTicket.notFound(id) }
+            return found
         }
     }
 
@@ -163,7 +164,7 @@ extension PostgresChatStore {
                 """, on: connection).map { try $0.makeRandomAccess()[0].decode(String.self) }
             var items: [ReviewItem] = []
             for id in claimed {
-                if let item = try await Self.item(id, on: connection) { items.append(item) }
+                if let found = try await item(id, on: connection) { items.append(found) }
             }
             // In the order they were due, as SQLite gives them.
             return items.sorted { ($0.delivery?.nextAttemptAt ?? .distantPast, $0.ticket.id) < ($1.delivery?.nextAttemptAt ?? .distantPast, $1.ticket.id) }

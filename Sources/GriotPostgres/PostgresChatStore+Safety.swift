@@ -16,22 +16,33 @@ extension PostgresChatStore {
         guard !verdicts.isEmpty else { return }
         let context = AuditContext.current
         try await transaction { connection in
+            // The ids of the verdicts that name none, taken first (one statement for the turn):
+            // the sealed reason and details name their row.
+            let unnamed = cipher.isEnabled ? verdicts.filter { $0.id == nil }.count : 0
+            var fresh = try await Self.nextIDs(of: "safetyverdict", count: unnamed, on: connection)[...]
             for verdict in verdicts {
+                let id = verdict.id ?? fresh.popFirst()
+                var reason = verdict.reason
+                var details = verdict.details
+                if let id {
+                    reason = try await keys.seal(reason, .safetyReason, row: String(id), scope: .user(verdict.userID))
+                    details = try await keys.seal(details, .safetyDetails, row: String(id), scope: .user(verdict.userID))
+                }
                 // A verdict that names its id keeps it, as GRDB's insert does.
                 try await Self.rows("""
                     INSERT INTO safetyverdict (id, at, turnid, threadid, messageid, userid, iphash, stage, score, decision, reason, details)
-                    VALUES (COALESCE(\(verdict.id), nextval(pg_get_serial_sequence('safetyverdict', 'id')::regclass)), \(verdict.at.millisecondRounded),
+                    VALUES (COALESCE(\(id), nextval(pg_get_serial_sequence('safetyverdict', 'id')::regclass)), \(verdict.at.millisecondRounded),
                             \(verdict.turnID), \(verdict.threadID), \(verdict.messageID), \(verdict.userID), \(verdict.ipHash ?? context?.ipHash),
-                            \(verdict.stage), \(verdict.score), \(verdict.decision), \(verdict.reason), \(verdict.details))
+                            \(verdict.stage), \(verdict.score), \(verdict.decision), \(reason), \(details))
                     """, on: connection)
                 if let id = verdict.id { try await Self.advanceIdentity(of: "safetyverdict", past: id, on: connection) }
             }
-            try await Self.openTickets(for: verdicts, on: connection)
+            try await openTickets(for: verdicts, on: connection)
         }
     }
 
     public func verdicts(turnID: String) async throws -> [SafetyVerdictRecord] {
-        try await rows("SELECT * FROM safetyverdict WHERE turnid = \(turnID) ORDER BY id").map { try SafetyVerdictRecord($0) }
+        try await opened(rows("SELECT * FROM safetyverdict WHERE turnid = \(turnID) ORDER BY id").map { try SafetyVerdictRecord($0) }, opened)
     }
 
     /// Counts one more blocked message for the user and returns the new count (a count whose
@@ -76,7 +87,7 @@ extension PostgresChatStore {
         return try await transaction { connection in
             let count = try await Self.rows("DELETE FROM safetyverdict WHERE at < \(cutoff.millisecondRounded) RETURNING id", on: connection).count
             if count > 0 {
-                try await Self.insert(AuditEntry(at: now, action: .verdictPurge,
+                try await insert(AuditEntry(at: now, action: .verdictPurge,
                                                  details: AuditEntry.details(["verdicts": .int(count), "before": .string(cutoff.ISO8601Format())])),
                                       on: connection)
             }
@@ -104,7 +115,7 @@ extension PostgresChatStore {
                 WHERE message.id = \(messageID)
                 """, on: connection).first?.makeRandomAccess()
             let inputMode = try row?["inputmode"].decode(String.self) ?? "text"
-            try await Self.insert(AuditEntry(at: now, action: .messageModerate, userID: row?["userid"].decode(String.self), actorID: context?.actorID,
+            try await insert(AuditEntry(at: now, action: .messageModerate, userID: row?["userid"].decode(String.self), actorID: context?.actorID,
                                              threadID: row?["threadid"].decode(String.self), messageID: messageID, ipHash: context?.ipHash,
                                              moderation: moderation,
                                              details: AuditEntry.details(["decision": .string(decision), "input": .string(write == "edit" ? "text" : inputMode),

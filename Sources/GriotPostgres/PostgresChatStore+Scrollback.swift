@@ -9,10 +9,10 @@ extension PostgresChatStore {
     /// The page's `earlier` is the `before` for the next, older page.
     public func messages(threadID: String, before: Int? = nil, limit: Int = 50) async throws -> MessagePage {
         let limit = max(1, limit)
-        var newestFirst = try await rows("""
+        var newestFirst = try await opened(rows("""
             SELECT * FROM message WHERE threadid = \(threadID) AND deletedat IS NULL AND (\(before)::bigint IS NULL OR sequence < \(before))
             ORDER BY sequence DESC LIMIT \(limit + 1)
-            """).map { try MessageRecord($0) }
+            """).map { try MessageRecord($0) }, opened)
         let more = newestFirst.count > limit
         if more { newestFirst.removeLast() }
         return MessagePage(messages: newestFirst.reversed(), earlier: more ? newestFirst.last?.sequence : nil)
@@ -63,11 +63,16 @@ extension PostgresChatStore {
     /// The text of every message the user wrote in the thread that is not deleted, live or
     /// archived, oldest first: the values the user shared, which a reply may show unmasked.
     public func userTexts(threadID: String) async throws -> [String] {
-        try await rows("""
-            SELECT content FROM (SELECT sequence, content FROM message WHERE threadid = \(threadID) AND role = 'user' AND deletedat IS NULL
-                                 UNION ALL SELECT sequence, content FROM archivedmessage WHERE threadid = \(threadID) AND role = 'user') AS texts
+        var texts: [String] = []
+        for row in try await rows("""
+            SELECT id, content FROM (SELECT id, sequence, content FROM message WHERE threadid = \(threadID) AND role = 'user' AND deletedat IS NULL
+                                     UNION ALL SELECT id, sequence, content FROM archivedmessage WHERE threadid = \(threadID) AND role = 'user') AS texts
             ORDER BY sequence
-            """).map { try $0.makeRandomAccess()[0].decode(String.self) }
+            """) {
+            let (id, content) = try row.decode((String, String).self)
+            texts.append(try await keys.open(content, .messageContent, row: id))
+        }
+        return texts
     }
 
     /// The place of the message a thread's read marker names, live or archived (a subquery on

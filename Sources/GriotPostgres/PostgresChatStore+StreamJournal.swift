@@ -7,6 +7,7 @@ extension PostgresChatStore {
     /// thousand replies streaming, a batch is a handful of round trips, not thousands.
     public func writeStreams(_ batch: StreamJournalBatch) async throws {
         guard !batch.isEmpty else { return }
+        let data = try await sealedData(of: batch)
         try await transaction { connection in
             if !batch.opened.isEmpty {
                 let opened = batch.opened
@@ -23,7 +24,7 @@ extension PostgresChatStore {
                 try await Self.rows("""
                     INSERT INTO turnStreamEvent (turnID, number, name, data)
                     SELECT * FROM unnest(\(events.map(\.turnID))::text[], \(events.map(\.number))::integer[],
-                                         \(events.map(\.content.name))::text[], \(events.map(\.content.data))::text[])
+                                         \(events.map(\.content.name))::text[], \(data)::text[])
                     ON CONFLICT DO NOTHING
                     """, on: connection)
             }
@@ -40,12 +41,39 @@ extension PostgresChatStore {
     }
 
     public func streamEvents(turnID: String, after: Int, limit: Int) async throws -> [TurnStreamEvent] {
-        try await rows("""
+        var events: [TurnStreamEvent] = []
+        for row in try await rows("""
             SELECT number, name, data FROM turnStreamEvent WHERE turnID = \(turnID) AND number > \(after) ORDER BY number LIMIT \(limit)
-            """).map { row in
+            """) {
             let (number, name, data) = try row.decode((Int, String, String).self)
-            return TurnStreamEvent(turnID: turnID, number: number, content: StreamEventContent(name: name, data: data))
+            let text = try await keys.open(data, .streamEvent, row: Self.eventRow(turnID, number))
+            events.append(TurnStreamEvent(turnID: turnID, number: number, content: StreamEventContent(name: name, data: text)))
         }
+        return events
+    }
+
+    /// The authenticated row of an event's data: its stream and its number.
+    static func eventRow(_ turnID: String, _ number: Int) -> String { "\(turnID)#\(number)" }
+
+    /// The batch's events' data, in order, sealed with their streams' users' keys: the owners of
+    /// streams opened earlier are read once for the batch (then remembered).
+    private func sealedData(of batch: StreamJournalBatch) async throws -> [String] {
+        guard cipher.isEnabled, !batch.events.isEmpty else { return batch.events.map(\.content.data) }
+        for stream in batch.opened { owners.remember(stream.userID, of: .stream(stream.turnID)) }
+        let missing = Array(Set(batch.events.map(\.turnID).filter { owners.owner(of: .stream($0)) == nil }))
+        if !missing.isEmpty {
+            for row in try await rows("SELECT turnID, userID FROM turnStream WHERE turnID = ANY(\(missing))") {
+                let (turnID, userID) = try row.decode((String, String).self)
+                owners.remember(userID, of: .stream(turnID))
+            }
+        }
+        var sealed: [String] = []
+        sealed.reserveCapacity(batch.events.count)
+        for event in batch.events {
+            let owner = owners.owner(of: .stream(event.turnID)) ?? ""
+            sealed.append(try await keys.seal(event.content.data, .streamEvent, row: Self.eventRow(event.turnID, event.number), scope: .user(owner)))
+        }
+        return sealed
     }
 
     public func markStreamListened(turnID: String, at: Date) async throws {
@@ -79,15 +107,17 @@ extension PostgresChatStore {
     /// The stream's row is locked first, so two nodes resuming it at once append one ending.
     public func interruptStream(turnID: String, ending: [StreamEventContent], replyText: String, at: Date) async throws -> [TurnStreamEvent]? {
         try await transaction { connection in
-            guard let replyID = try Self.scalar(String.self, try await Self.rows("""
-                SELECT replyMessageID FROM turnStream WHERE turnID = \(turnID) AND finishedAt IS NULL FOR UPDATE
-                """, on: connection)) else { return nil }
+            guard let stream = try await Self.rows("""
+                SELECT replyMessageID, userID FROM turnStream WHERE turnID = \(turnID) AND finishedAt IS NULL FOR UPDATE
+                """, on: connection).first else { return nil }
+            let (replyID, owner) = try stream.decode((String, String).self)
             let last = try Self.scalar(Int.self, try await Self.rows("SELECT max(number) FROM turnStreamEvent WHERE turnID = \(turnID)", on: connection)) ?? 0
             let appended = ending.enumerated().map { TurnStreamEvent(turnID: turnID, number: last + 1 + $0.offset, content: $0.element) }
             for event in appended {
+                let data = try await keys.seal(event.content.data, .streamEvent, row: Self.eventRow(turnID, event.number), scope: .user(owner))
                 try await Self.rows("""
                     INSERT INTO turnStreamEvent (turnID, number, name, data)
-                    VALUES (\(turnID), \(event.number), \(event.content.name), \(event.content.data))
+                    VALUES (\(turnID), \(event.number), \(event.content.name), \(data))
                     """, on: connection)
             }
             let now = at.millisecondRounded
@@ -95,8 +125,10 @@ extension PostgresChatStore {
             try await Self.rows("""
                 UPDATE turn SET status = 'interrupted', finishedAt = \(now) WHERE status = 'streaming' AND assistantMessageID = \(replyID)
                 """, on: connection)
+            let content = try await keys.seal(replyText, .messageContent, row: replyID, scope: .user(owner))
+            let error = try await keys.seal(StreamInterruption.storedError, .messageError, row: replyID, scope: .user(owner))
             try await Self.rows("""
-                UPDATE message SET status = 'interrupted', version = version + 1, content = \(replyText), updatedAt = \(now), error = \(StreamInterruption.storedError)
+                UPDATE message SET status = 'interrupted', version = version + 1, content = \(content), updatedAt = \(now), error = \(error)
                 WHERE status = 'streaming' AND id = \(replyID)
                 """, on: connection)
             return appended

@@ -24,6 +24,8 @@ public final class PostgresChatStore: ChatStore {
     public let cipher: FieldCipher
     /// The data keys in `dataKey`, made, read and shredded for `cipher`.
     let keys: PostgresDataKeys
+    /// Whose data key seals a row's text, remembered (see `RowOwners`).
+    let owners = RowOwners()
 
     public init(database: PostgresDatabase, pseudonyms: UserPseudonyms, cipher: FieldCipher = .plaintext) {
         self.database = database
@@ -39,10 +41,12 @@ public final class PostgresChatStore: ChatStore {
                              now: Date = Date()) async throws -> ThreadRecord {
         let thread = ThreadRecord(id: id, assistant: assistant, userID: userID, courseID: courseID, title: title,
                                   createdAt: now, updatedAt: now, lastReadMessageID: nil, deletedAt: nil)
+        let sealedTitle = try await keys.seal(title, .threadTitle, row: id, scope: .user(userID))
         try await rows("""
             INSERT INTO thread (id, assistant, userid, courseid, title, createdat, updatedat)
-            VALUES (\(id), \(assistant), \(userID), \(courseID), \(title), \(now.millisecondRounded), \(now.millisecondRounded))
+            VALUES (\(id), \(assistant), \(userID), \(courseID), \(sealedTitle), \(now.millisecondRounded), \(now.millisecondRounded))
             """)
+        owners.remember(userID, of: .thread(id))
         return thread
     }
 
@@ -52,7 +56,7 @@ public final class PostgresChatStore: ChatStore {
         let find = { () async throws -> ThreadRecord? in
             try await self.rows("""
                 SELECT * FROM thread WHERE userid = \(userID) AND courseid = \(courseID) AND assistant = \(assistant) AND deletedat IS NULL LIMIT 1
-                """).first.map { try ThreadRecord($0) }
+                """).first.asyncFlatMap { try await self.opened(ThreadRecord($0)) }
         }
         if let thread = try await find() { return thread }
         do {
@@ -69,18 +73,20 @@ public final class PostgresChatStore: ChatStore {
     public func nameThread(id: String, from text: String) async throws {
         let title = String(text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(ThreadRecord.titleLength))
         guard !title.isEmpty else { return }
-        try await rows("UPDATE thread SET title = \(title) WHERE id = \(id) AND title = ''")
+        // An empty title is stored as it is, so "untitled" is still a plain comparison.
+        let sealed = try await keys.seal(title, .threadTitle, row: id, scope: .user(owner(ofThread: id) ?? ""))
+        try await rows("UPDATE thread SET title = \(sealed) WHERE id = \(id) AND title = ''")
     }
 
     /// A thread that has not been deleted.
     public func thread(id: String) async throws -> ThreadRecord? {
-        try await rows("SELECT * FROM thread WHERE id = \(id) AND deletedat IS NULL").first.map { try ThreadRecord($0) }
+        try await rows("SELECT * FROM thread WHERE id = \(id) AND deletedat IS NULL").first.asyncFlatMap { try await opened(ThreadRecord($0)) }
     }
 
     public func threads(userID: String, assistant: String) async throws -> [ThreadRecord] {
-        try await rows("""
+        try await opened(rows("""
             SELECT * FROM thread WHERE userid = \(userID) AND assistant = \(assistant) AND deletedat IS NULL ORDER BY updatedat DESC
-            """).map { try ThreadRecord($0) }
+            """).map { try ThreadRecord($0) }, opened)
     }
 
     // MARK: Messages
@@ -105,13 +111,15 @@ public final class PostgresChatStore: ChatStore {
             let message = MessageRecord(id: UUID().uuidString.lowercased(), threadID: threadID, sequence: last + 1, role: role,
                                         content: content, status: status, turnID: turnID, error: nil,
                                         createdAt: now, updatedAt: now, deletedAt: nil, version: 1)
+            let sealed = try await keys.seal(content, .messageContent, row: message.id, scope: .user(owner ?? ""))
             try await Self.rows("""
                 INSERT INTO message (id, threadid, sequence, role, content, status, turnid, error, createdat, updatedat, deletedat, version, inputmode)
-                VALUES (\(message.id), \(threadID), \(message.sequence), \(role.rawValue), \(content), \(status.rawValue), \(turnID), NULL,
+                VALUES (\(message.id), \(threadID), \(message.sequence), \(role.rawValue), \(sealed), \(status.rawValue), \(turnID), NULL,
                         \(now.millisecondRounded), \(now.millisecondRounded), NULL, 1, \(inputMode ?? "text"))
                 """, on: connection)
             try await Self.rows("UPDATE thread SET updatedat = \(now.millisecondRounded) WHERE id = \(threadID)", on: connection)
-            try await Self.insert(AuditEntry(at: now, action: .messageCreate, userID: owner, actorID: context?.actorID ?? (role == .user ? owner : nil),
+            if let owner { owners.remember(owner, of: .message(message.id)) }
+            try await insert(AuditEntry(at: now, action: .messageCreate, userID: owner, actorID: context?.actorID ?? (role == .user ? owner : nil),
                                              threadID: threadID, messageID: message.id, ipHash: context?.ipHash, moderation: moderation,
                                              details: AuditEntry.details(["role": .string(role.rawValue), "status": .string(status.rawValue),
                                                                           "input": .string(inputMode ?? "text")])), on: connection)
@@ -126,16 +134,19 @@ public final class PostgresChatStore: ChatStore {
     public func finishMessage(id: String, content: String, status: MessageStatus, error: String? = nil, now: Date = Date(),
                               moderation: String? = nil) async throws {
         let context = AuditContext.current
+        let owner = try await owners(ofMessages: [id])[id] ?? ""
+        let sealedContent = try await keys.seal(content, .messageContent, row: id, scope: .user(owner))
+        let sealedError = try await keys.seal(error, .messageError, row: id, scope: .user(owner))
         try await transaction { connection in
             let updated = try await Self.rows("""
                 WITH updated AS (
-                    UPDATE message SET content = \(content), status = \(status.rawValue), error = \(error), updatedat = \(now.millisecondRounded),
+                    UPDATE message SET content = \(sealedContent), status = \(status.rawValue), error = \(sealedError), updatedat = \(now.millisecondRounded),
                                        version = version + 1
                     WHERE id = \(id) RETURNING threadid, version)
                 SELECT updated.threadid, updated.version, thread.userid FROM updated JOIN thread ON thread.id = updated.threadid
                 """, on: connection)
             guard status != .streaming, let row = updated.first?.makeRandomAccess() else { return }
-            try await Self.insert(AuditEntry(at: now, action: .messageUpdate, userID: row["userid"].decode(String.self), actorID: context?.actorID,
+            try await insert(AuditEntry(at: now, action: .messageUpdate, userID: row["userid"].decode(String.self), actorID: context?.actorID,
                                              threadID: row["threadid"].decode(String.self), messageID: id, ipHash: context?.ipHash, moderation: moderation,
                                              details: AuditEntry.details(["reason": "reply", "status": .string(status.rawValue),
                                                                           "version": .int(row["version"].decode(Int.self))])), on: connection)
@@ -150,8 +161,14 @@ public final class PostgresChatStore: ChatStore {
         // In the order of their ids (a repeated id keeping its place), so that two batches lock
         // their rows in the same order.
         let ordered = texts.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }.map(\.element)
+        // Sealed before the transaction opens: one owner look-up for the batch, at most.
+        let ownerOf = try await owners(ofMessages: ordered.map(\.id))
+        var sealed: [(id: String, content: String)] = []
+        for text in ordered {
+            sealed.append((text.id, try await keys.seal(text.content, .messageContent, row: text.id, scope: .user(ownerOf[text.id] ?? ""))))
+        }
         try await transaction { connection in
-            for text in ordered {
+            for text in sealed {
                 try await Self.rows("""
                     UPDATE message SET content = \(text.content), updatedat = \(now.millisecondRounded), version = version + 1
                     WHERE id = \(text.id) AND status = 'streaming'
@@ -164,29 +181,31 @@ public final class PostgresChatStore: ChatStore {
     /// but not yet purged, for an admin). Archived messages are in `archivedMessages(threadID:)`.
     public func message(id: String, includingDeleted: Bool = false) async throws -> MessageRecord? {
         try await rows("SELECT * FROM message WHERE id = \(id) AND (\(includingDeleted) OR deletedat IS NULL)")
-            .first.map { try MessageRecord($0) }
+            .first.asyncFlatMap { try await opened(MessageRecord($0)) }
     }
 
     /// The last `limit` messages of a thread that are not deleted, oldest first.
     public func recentMessages(threadID: String, limit: Int, beforeSequence: Int? = nil) async throws -> [MessageRecord] {
         // A negative limit is no limit, as in SQLite.
-        try await rows("""
+        try await opened(Array(rows("""
             SELECT * FROM message WHERE threadid = \(threadID) AND deletedat IS NULL
                                     AND (\(beforeSequence)::bigint IS NULL OR sequence < \(beforeSequence))
             ORDER BY sequence DESC LIMIT \(limit < 0 ? nil : limit)
-            """).map { try MessageRecord($0) }.reversed()
+            """).map { try MessageRecord($0) }.reversed()), opened)
     }
 
     // MARK: Turns
 
     /// Inserts the turn, or replaces the one with its id.
     public func saveTurn(_ turn: TurnRecord) async throws {
+        let owner = try await owner(ofThread: turn.threadID) ?? ""
+        let snapshot = try await keys.seal(turn.snapshot, .turnSnapshot, row: turn.id, scope: .user(owner))
         try await rows("""
             INSERT INTO turn (id, threadid, usermessageid, assistantmessageid, assistant, promptversion, prompthash, provider, model, status,
                               startedat, finishedat, snapshot)
             VALUES (\(turn.id), \(turn.threadID), \(turn.userMessageID), \(turn.assistantMessageID), \(turn.assistant), \(turn.promptVersion),
                     \(turn.promptHash), \(turn.provider), \(turn.model), \(turn.status.rawValue), \(turn.startedAt.millisecondRounded),
-                    \(turn.finishedAt.map(\.millisecondRounded)), \(turn.snapshot))
+                    \(turn.finishedAt.map(\.millisecondRounded)), \(snapshot))
             ON CONFLICT (id) DO UPDATE SET
                 threadid = excluded.threadid, usermessageid = excluded.usermessageid, assistantmessageid = excluded.assistantmessageid,
                 assistant = excluded.assistant, promptversion = excluded.promptversion, prompthash = excluded.prompthash,
@@ -199,14 +218,14 @@ public final class PostgresChatStore: ChatStore {
     /// with the reply (`includingDeleted` shows it to an admin until the purge removes it).
     public func turn(id: String, includingDeleted: Bool = false) async throws -> TurnRecord? {
         try await rows("SELECT * FROM turn WHERE id = \(id) AND (\(includingDeleted) OR \(unescaped: Self.replyNotDeleted))")
-            .first.map { try TurnRecord($0) }
+            .first.asyncFlatMap { try await opened(TurnRecord($0)) }
     }
 
     /// A thread's turns in the order they started, leaving out those whose reply was deleted.
     public func turns(threadID: String, includingDeleted: Bool = false) async throws -> [TurnRecord] {
-        try await rows("""
+        try await opened(rows("""
             SELECT * FROM turn WHERE threadid = \(threadID) AND (\(includingDeleted) OR \(unescaped: Self.replyNotDeleted)) ORDER BY startedat
-            """).map { try TurnRecord($0) }
+            """).map { try TurnRecord($0) }, opened)
     }
 
     /// The condition on `turn` that its reply was not deleted (a fixed fragment, no values).
