@@ -6,6 +6,11 @@ import PostgresNIO
 /// Stories, their passages and passage vectors, and `meta`, in a shared PostgreSQL database:
 /// `SQLiteStoryStore`'s behaviour, row for row, through postgres-nio.
 ///
+/// The title, document and passages of a story that is not public are sealed with the story's
+/// data key (`KeyScope.story`); a public story's text is stored as it is. Readers open them, so
+/// the search index built from `allStories`/`allPassages` sees the text; nothing here filters
+/// or orders by a sealed column in SQL.
+///
 /// A batch is saved in one transaction with a few statements of many rows each, so ingesting
 /// a corpus costs round trips per batch, not per passage. Saves take an advisory lock, so two
 /// nodes ingesting the same story one after the other (as SQLite's single writer would) never
@@ -84,8 +89,17 @@ public final class PostgresStoryStore: StoryStore {
             if !replaced.isEmpty {
                 try await connection.query("DELETE FROM passage WHERE storyID = ANY(\(replaced))", logger: logger)
             }
+            // Sealed after the hashes are compared (a hash is of the plain text, so an unchanged
+            // story is still found unchanged), and only for the stories written.
+            var sealedRows: [StoryRecord] = []
+            var sealedPassages: [Passage] = []
+            for index in written {
+                let (row, passages) = try await sealed(rows[index], batch[index].passages)
+                sealedRows.append(row)
+                sealedPassages += passages
+            }
             try await connection.insertRows(
-                written.map { rows[$0] }, columns: 8,
+                sealedRows, columns: 8,
                 into: "story (id, title, privacy, ownerUserID, familyGroupIDs, document, contentHash, ingestedAt)",
                 then: """
                     ON CONFLICT (id) DO UPDATE SET title = excluded.title, privacy = excluded.privacy, ownerUserID = excluded.ownerUserID,
@@ -104,7 +118,7 @@ public final class PostgresStoryStore: StoryStore {
                 binds.append(row.ingestedAt.millisecondRounded)
             }
             try await connection.insertRows(
-                written.flatMap { batch[$0].passages }, columns: 9,
+                sealedPassages, columns: 9,
                 into: "passage (id, storyID, ordinal, text, speaker, startSeconds, endSeconds, startOffset, endOffset)",
                 logger: logger
             ) { passage, binds in
@@ -131,6 +145,8 @@ public final class PostgresStoryStore: StoryStore {
             try await Self.lockStoryWrites(connection, logger: logger)
             let deleted = try await connection.query("DELETE FROM story WHERE id = \(storyID) RETURNING id", logger: logger).collect()
             if !deleted.isEmpty { try await Self.recordChanges(of: [storyID], on: connection, logger: logger) }
+            // Any copy of a private story's text left behind (WAL, a dump) no longer opens.
+            try await keys.shred(scope: .story(storyID), on: connection)
             return !deleted.isEmpty
         }
     }
@@ -258,16 +274,25 @@ public final class PostgresStoryStore: StoryStore {
     // MARK: Reading
 
     public func story(id: String) async throws -> Story? {
-        guard let document = try await database.client.query("SELECT document FROM story WHERE id = \(id)", logger: database.logger)
-            .collect().first?.decode(String.self) else { return nil }
-        return try Self.story(document: document)
+        try await stories(where: "WHERE id = \(id)").first
     }
 
     /// Every story, by id in byte order (`COLLATE "C"`, as SQLite sorts).
     public func allStories() async throws -> [Story] {
+        try await stories(where: "ORDER BY id COLLATE \"C\"")
+    }
+
+    /// The stories a `WHERE` / `ORDER BY` tail selects, their documents opened.
+    private func stories(where tail: PostgresQuery) async throws -> [Story] {
+        let query = PostgresQuery(unsafeSQL: "SELECT id, privacy, document FROM story " + tail.sql, binds: tail.binds)
+        var documents: [(id: String, privacy: String, document: String)] = []
+        for try await row in try await database.client.query(query, logger: database.logger).decode((String, String, String).self) {
+            documents.append(row)
+        }
         var stories: [Story] = []
-        for try await document in try await database.client.query("SELECT document FROM story ORDER BY id COLLATE \"C\"",
-                                                                   logger: database.logger).decode(String.self) {
+        stories.reserveCapacity(documents.count)
+        for row in documents {
+            let document = Self.isSealed(privacy: row.privacy) ? try await keys.open(row.document, .storyDocument, row: row.id) : row.document
             stories.append(try Self.story(document: document))
         }
         return stories
@@ -296,16 +321,54 @@ public final class PostgresStoryStore: StoryStore {
 
     /// The passages a `WHERE` / `ORDER BY` tail selects.
     private func passages(where tail: PostgresQuery) async throws -> [Passage] {
-        let query = PostgresQuery(unsafeSQL: "SELECT id, storyID, ordinal, text, speaker, startSeconds, endSeconds, startOffset, endOffset FROM passage "
-                                  + tail.sql, binds: tail.binds)
-        var passages: [Passage] = []
+        // The story's privacy says whether the passage's text is sealed.
+        let query = PostgresQuery(unsafeSQL: """
+            SELECT id, storyID, ordinal, text, speaker, startSeconds, endSeconds, startOffset, endOffset,
+                   (SELECT privacy FROM story WHERE story.id = passage.storyID) FROM passage
+            """ + tail.sql, binds: tail.binds)
+        var stored: [(Passage, privacy: String?)] = []
         let rows = try await database.client.query(query, logger: database.logger)
-            .decode((String, String, Int, String, String?, Double?, Double?, Int, Int).self)
-        for try await (id, storyID, ordinal, text, speaker, startSeconds, endSeconds, startOffset, endOffset) in rows {
-            passages.append(Passage(id: id, storyID: storyID, ordinal: ordinal, text: text, speaker: speaker,
-                                    startSeconds: startSeconds, endSeconds: endSeconds, startOffset: startOffset, endOffset: endOffset))
+            .decode((String, String, Int, String, String?, Double?, Double?, Int, Int, String?).self)
+        for try await (id, storyID, ordinal, text, speaker, startSeconds, endSeconds, startOffset, endOffset, privacy) in rows {
+            stored.append((Passage(id: id, storyID: storyID, ordinal: ordinal, text: text, speaker: speaker,
+                                   startSeconds: startSeconds, endSeconds: endSeconds, startOffset: startOffset, endOffset: endOffset), privacy))
+        }
+        var passages: [Passage] = []
+        passages.reserveCapacity(stored.count)
+        for (passage, privacy) in stored {
+            guard Self.isSealed(privacy: privacy ?? "") else { passages.append(passage); continue }
+            passages.append(Passage(id: passage.id, storyID: passage.storyID, ordinal: passage.ordinal,
+                                    text: try await keys.open(passage.text, .passageText, row: passage.id),
+                                    speaker: try await keys.open(passage.speaker, .passageSpeaker, row: passage.id),
+                                    startSeconds: passage.startSeconds, endSeconds: passage.endSeconds,
+                                    startOffset: passage.startOffset, endOffset: passage.endOffset))
         }
         return passages
+    }
+
+    /// Whether a story of this privacy is stored sealed: every story but a public one (a
+    /// privacy this node does not know is treated as private, as access is).
+    static func isSealed(privacy: String) -> Bool {
+        privacy != Privacy.public.rawValue
+    }
+
+    /// A story's row and passages as they are stored: sealed with the story's key unless it is public.
+    private func sealed(_ row: StoryRecord, _ passages: [Passage]) async throws -> (StoryRecord, [Passage]) {
+        guard cipher.isEnabled, Self.isSealed(privacy: row.privacy) else { return (row, passages) }
+        let scope = KeyScope.story(row.id)
+        var row = row
+        row.title = try await keys.seal(row.title, .storyTitle, row: row.id, scope: scope)
+        row.document = try await keys.seal(row.document, .storyDocument, row: row.id, scope: scope)
+        var sealed: [Passage] = []
+        sealed.reserveCapacity(passages.count)
+        for passage in passages {
+            sealed.append(Passage(id: passage.id, storyID: passage.storyID, ordinal: passage.ordinal,
+                                  text: try await keys.seal(passage.text, .passageText, row: passage.id, scope: scope),
+                                  speaker: try await keys.seal(passage.speaker, .passageSpeaker, row: passage.id, scope: scope),
+                                  startSeconds: passage.startSeconds, endSeconds: passage.endSeconds,
+                                  startOffset: passage.startOffset, endOffset: passage.endOffset))
+        }
+        return (row, sealed)
     }
 
     /// A story from its `document` column (the JSON `StoryRecord` holds; `StoryRecord.story()` reads
