@@ -1,6 +1,7 @@
 import Foundation
 import GriotProviders
 import GriotSearch
+import GriotStore
 
 /// Every setting of Griot in one typed place. Defaults are written here once; a JSON file
 /// (`--config FILE` or `GRIOT_CONFIG`) overrides them, and the environment overrides the file.
@@ -14,6 +15,8 @@ import GriotSearch
 /// | model provider | `GRIOT_PROVIDER` | `provider` | `auto`: OpenAI-compatible when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set, else the offline `extractive` responder |
 /// | breaker: failures that open it, seconds it stays open | `GRIOT_BREAKER_FAILURES`, `GRIOT_BREAKER_OPEN_SECONDS` | `breaker.failure_threshold`, `breaker.open_seconds` | 3, 120 (`CircuitBreaker.Policy`) |
 /// | retries: attempts in all, first and longest wait | `GRIOT_RETRY_ATTEMPTS`, `GRIOT_RETRY_BASE_DELAY_SECONDS`, `GRIOT_RETRY_MAX_DELAY_SECONDS` | `retry.attempts`, `retry.base_delay_seconds`, `retry.max_delay_seconds` | 3, 0.5, 8 (`RetryPolicy`) |
+/// | residency: each region's database for its users' conversations (the `--database` stays the node's home: stories, keys, breakers, prompt releases, rollups, job locks) | `GRIOT_REGION_DATABASES` (`eu=PATH_OR_URL,us=…`) | `region_databases` | unset: every conversation in the one database |
+/// | the region of callers whose token or key names none | `GRIOT_DEFAULT_REGION` | `default_region` | the first region listed |
 /// | requests per cost class of route, per user, on each node | `GRIOT_ROUTE_LIMITS` | | probe 600/60 s (per address), read 600/60, search 120/60, heavy 30/60, half the cores' worth (at least 1) of search or heavy in flight (`RouteLimits`, in GriotServer) |
 ///
 /// ```swift
@@ -34,6 +37,9 @@ public struct GriotConfiguration: Sendable {
     public var breaker = CircuitBreaker.Policy()
     /// How often and after how long a failed provider call is tried again (defaults in `RetryPolicy`).
     public var retry = RetryPolicy()
+    /// Each region's database for its users' conversations (`GRIOT_REGION_DATABASES`); nil: one
+    /// database for everything, as before regions.
+    public var regions: RegionDatabases?
 
     /// Which model answers: `extractive` (offline, no model), `openai` (any OpenAI-compatible
     /// chat-completions server, configured by the `OPENAI_*` variables), or `auto`.
@@ -61,6 +67,16 @@ public struct GriotConfiguration: Sendable {
         if let value = environment["GRIOT_RETRY_ATTEMPTS"] { configuration.retry.maximumAttempts = try whole(value, "GRIOT_RETRY_ATTEMPTS", example: "3") }
         if let value = environment["GRIOT_RETRY_BASE_DELAY_SECONDS"] { configuration.retry.baseDelay = try seconds(value, "GRIOT_RETRY_BASE_DELAY_SECONDS", example: "0.5") }
         if let value = environment["GRIOT_RETRY_MAX_DELAY_SECONDS"] { configuration.retry.maximumDelay = try seconds(value, "GRIOT_RETRY_MAX_DELAY_SECONDS", example: "8") }
+        let defaultRegion = environment["GRIOT_DEFAULT_REGION"].flatMap { $0.isEmpty ? nil : $0 }
+        if let text = environment["GRIOT_REGION_DATABASES"], !text.trimmingCharacters(in: .whitespaces).isEmpty {
+            configuration.regions = try RegionDatabases.parse(text, defaultRegion: defaultRegion ?? configuration.regions?.namedDefault)
+        } else if let defaultRegion {
+            guard var regions = configuration.regions else {
+                throw ConfigurationError("GRIOT_DEFAULT_REGION=\(defaultRegion) names a region, but no regions are configured; set GRIOT_REGION_DATABASES (e.g. eu=/var/lib/griot/eu.sqlite,us=/var/lib/griot/us.sqlite) or unset GRIOT_DEFAULT_REGION")
+            }
+            try regions.setDefault(defaultRegion, source: "GRIOT_DEFAULT_REGION")
+            configuration.regions = regions
+        }
         try configuration.check()
         return configuration
     }
@@ -108,6 +124,12 @@ public struct GriotConfiguration: Sendable {
         if let settings = object["breaker"] as? [String: Any] {
             if let value = settings["failure_threshold"] as? Int { breaker.failureThreshold = value }
             if let value = settings["open_seconds"] as? Double { breaker.openSeconds = value }
+        }
+        if let text = object["region_databases"] as? String {
+            regions = try RegionDatabases.parse(text, defaultRegion: object["default_region"] as? String,
+                                                source: "region_databases in \(file)", defaultSource: "default_region in \(file)")
+        } else if let name = object["default_region"] as? String {
+            throw ConfigurationError("default_region \(name) in \(file) names a region, but the file has no region_databases; add them (e.g. \"eu=/var/lib/griot/eu.sqlite,us=/var/lib/griot/us.sqlite\") or remove default_region")
         }
         if let settings = object["retry"] as? [String: Any] {
             if let value = settings["attempts"] as? Int { retry.maximumAttempts = value }
@@ -160,6 +182,74 @@ public struct GriotConfiguration: Sendable {
             if FileManager.default.fileExists(atPath: path + "/" + marker) { return path }
         }
         return nil
+    }
+}
+
+/// Each region's database for its users' conversations, from `GRIOT_REGION_DATABASES`
+/// (`eu=/var/lib/griot/eu.sqlite,us=postgres://griot:…@us-db:5432/griot`: a region name, `=`,
+/// then a database as `--database` takes it), and the region of callers who name none.
+public struct RegionDatabases: Sendable, Hashable {
+    public struct Entry: Sendable, Hashable {
+        public var region: String
+        /// A SQLite path, `sqlite:PATH` or a PostgreSQL URL (`StorageLocation.parse`).
+        public var database: String
+    }
+
+    /// In the order listed.
+    public var databases: [Entry]
+    public var defaultRegion: String
+    /// The default as written (nil: the first listed was taken), so the environment can keep a file's.
+    var namedDefault: String?
+
+    public var regionNames: [String] { databases.map(\.region) }
+
+    public init(databases: [Entry], defaultRegion: String? = nil) throws {
+        guard let first = databases.first else { throw ConfigurationError("no region databases given") }
+        self.databases = databases
+        self.defaultRegion = first.region
+        if let defaultRegion { try setDefault(defaultRegion, source: "the default region") }
+    }
+
+    /// Reads `eu=PATH_OR_URL,us=…`, saying what is wrong with an entry: not `REGION=DATABASE`,
+    /// a region name that is not one, a database that is not one, a region listed twice, or a
+    /// default that is not listed.
+    public static func parse(_ text: String, defaultRegion: String?, source: String = "GRIOT_REGION_DATABASES",
+                             defaultSource: String = "GRIOT_DEFAULT_REGION") throws -> RegionDatabases {
+        let example = "e.g. \(source)=eu=/var/lib/griot/eu.sqlite,us=postgres://griot:PASSWORD@us-db:5432/griot"
+        var entries: [Entry] = []
+        for piece in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let entry = piece.trimmingCharacters(in: .whitespaces)
+            guard let equals = entry.firstIndex(of: "=") else {
+                throw ConfigurationError("\(source): \"\(entry.prefix(60))\" is not REGION=DATABASE; separate regions with commas, \(example)")
+            }
+            let region = entry[..<equals].trimmingCharacters(in: .whitespaces)
+            let database = entry[entry.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            guard Residency.isValidName(region) else {
+                throw ConfigurationError("\(source): \"\(region.prefix(40))\" is not a region name: use 1 to 32 lowercase letters, digits, - or _, beginning with a letter (eu, us-east); \(example)")
+            }
+            guard !database.isEmpty else { throw ConfigurationError("\(source): region \(region) has no database after =; \(example)") }
+            do { _ = try StorageLocation.parse(database) } catch {
+                throw ConfigurationError("\(source): the database of region \(region) is not one: \(error)")
+            }
+            guard !entries.contains(where: { $0.region == region }) else {
+                throw ConfigurationError("\(source) lists region \(region) twice; give each region one database")
+            }
+            if let shared = entries.first(where: { (try? StorageLocation.parse($0.database)) == (try? StorageLocation.parse(database)) }) {
+                throw ConfigurationError("\(source): regions \(shared.region) and \(region) name the same database, so their users' data would not be kept apart; give each region its own")
+            }
+            entries.append(Entry(region: region, database: database))
+        }
+        var regions = try RegionDatabases(databases: entries)
+        if let defaultRegion { try regions.setDefault(defaultRegion, source: defaultSource) }
+        return regions
+    }
+
+    mutating func setDefault(_ region: String, source: String) throws {
+        guard regionNames.contains(region) else {
+            throw ConfigurationError("\(source)=\(region) is not one of the configured regions (\(regionNames.joined(separator: ", "))); name one of them, or leave it unset for the first (\(databases[0].region))")
+        }
+        defaultRegion = region
+        namedDefault = region
     }
 }
 

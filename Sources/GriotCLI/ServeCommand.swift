@@ -16,7 +16,10 @@ struct ServeCommand: AsyncParsableCommand {
             On first use of the default database the demo corpus is loaded. Tokens: set \
             GRIOT_JWT_SECRET (HS256) or GRIOT_JWKS_FILE (RS256/ES256); for local use \
             GRIOT_AUTH_MODE=development accepts tokens signed with the documented development \
-            secret and prints one to use with curl. SIGTERM or Ctrl-C stops it gracefully.
+            secret and prints one to use with curl. SIGTERM or Ctrl-C stops it gracefully. \
+            Residency: GRIOT_REGION_DATABASES=eu=PATH_OR_URL,us=… keeps each user's conversations in \
+            their region's database (the token's region claim or the API key's region, else \
+            GRIOT_DEFAULT_REGION, else the first listed); --database keeps stories and keys.
             """)
 
     @Option(name: .long, help: "The address to listen on.")
@@ -35,9 +38,16 @@ struct ServeCommand: AsyncParsableCommand {
         // Settings first, so a mistyped one fails before the index is loaded.
         let routeLimits = try RouteLimits(environment: ProcessInfo.processInfo.environment)
         let reviewWebhook = try ReviewWebhook(environment: ProcessInfo.processInfo.environment)
-        let archive = try await options.openArchive()
         let configuration = try options.configuration()
-        let engine = try await ChatEngine.open(archive: archive, configuration: configuration)
+        let archive = try await options.openArchive()
+        // With GRIOT_REGION_DATABASES, each user's conversations live in their region's database
+        // and the --database keeps what the service shares (stories, keys, prompt releases, …).
+        let regional = try await configuration.regions?.open(home: archive.storage)
+        if let regional {
+            Terminal.note("residency: conversations in regions \(regional.chats.regionNames.joined(separator: ", ")) (default \(regional.chats.defaultRegion)); "
+                          + "stories and keys in \(archive.storage.location)")
+        }
+        let engine = try await ChatEngine.open(archive: archive, configuration: configuration, chats: regional?.chats)
         let auth = try AuthConfiguration(environment: ProcessInfo.processInfo.environment)
         let verifier = try await TokenVerifier.make(auth)
         if auth.development {
@@ -58,7 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
         case .sqlite(let path):
             addresses = try AddressHasher(environment: environment, databasePath: path)
         case .postgres:
-            fleet = StreamFleet(journal: archive.storage.chats)
+            fleet = StreamFleet(journal: engine.chats)
             // Nodes sharing a database must hash addresses alike, or the audit log could not
             // tell one address from another across them.
             guard let salt = environment["GRIOT_AUDIT_SALT"], !salt.isEmpty else {
@@ -71,9 +81,10 @@ struct ServeCommand: AsyncParsableCommand {
                                        configuration: configuration)
         // Commits are synced to disk within 200 ms, in groups, off the request path.
         let syncer = (archive.store as? SQLiteStoryStore)?.startWALSync()
+        let regionSyncers = (regional?.storages ?? []).compactMap { ($0.stories as? SQLiteStoryStore)?.startWALSync() }
         // A streaming reply's checkpoints are synced as they are written, so the text a client
         // has seen is on disk, not only in the WAL, when its auto-save lag is measured.
-        if let syncer { engine.checkpoints.syncAfterWrite { syncer.syncNow() } }
+        if let syncer { engine.checkpoints.syncAfterWrite { syncer.syncNow(); for region in regionSyncers { region.syncNow() } } }
         // With OTEL_EXPORTER_OTLP_ENDPOINT set, spans are exported over OTLP/HTTP while the service
         // runs and flushed when it stops (docs/TRACES.md); unset, this is service.run alone.
         let grace: Duration = .milliseconds(Int(shutdownGrace * 1000))
@@ -82,6 +93,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         syncer?.syncNow()
         syncer?.stop()
+        for region in regionSyncers {
+            region.syncNow()
+            region.stop()
+        }
     }
 
     /// A number of seconds from the environment, or `fallback` when the variable is unset.

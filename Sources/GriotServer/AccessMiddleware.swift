@@ -22,6 +22,12 @@ import Synchronization
 /// same table. Being its own caller, a key has its own budgets; a key with
 /// `requests_per_minute` also has its own chat message limit (`KeyChatLimits`).
 ///
+/// With regions configured (`RegionalChatStore`), it resolves the caller's region (the token's
+/// `region` claim, the key's region, else the node's default) and runs the rest of the request
+/// in it (`Residency.region`), so the caller's conversations are written to and read from that
+/// region's database; a caller of a region this node keeps no database for is refused here,
+/// 403 `region_unavailable`, before anything is read or written for them.
+///
 /// It also binds the request's `AuditContext` (the caller and the salted hash of their IP
 /// address), so every message the request writes, down to the streamed reply, is audited with
 /// them.
@@ -65,14 +71,31 @@ struct AccessMiddleware: RouterMiddleware {
         context.logger[metadataKey: "user_id"] = .string(caller.userID)
         let ticket = try limiter.admit(row.cost, key: .user(caller.userID))
         defer { limiter.release(ticket) }
+        let region = try Self.region(of: caller, on: policy.chats as? RegionalChatStore)
+        if let region { context.logger[metadataKey: "region"] = .string(region) }
         let audit = AuditContext(actorID: caller.userID, ipHash: client.map(addresses.hash))
         let chatLimiter = try key?.requestsPerMinute.map { try keyChatLimits.limiter(perMinute: $0, chats: policy.chats) }
-        return try await KeyChatLimits.$current.withValue(chatLimiter) {
-            try await AuditContext.$current.withValue(audit) {
-                context.grant = try await policy.admit(row.rule, caller: caller, request: &request, context: context)
-                return try await next(request, context)
+        return try await Residency.$region.withValue(region) {
+            try await KeyChatLimits.$current.withValue(chatLimiter) {
+                try await AuditContext.$current.withValue(audit) {
+                    context.grant = try await policy.admit(row.rule, caller: caller, request: &request, context: context)
+                    return try await next(request, context)
+                }
             }
         }
+    }
+
+    /// The region the caller's conversations live in on a node with regions (nil without: one
+    /// database, as before), or 403 `region_unavailable` naming it and the regions served here.
+    static func region(of caller: Caller, on chats: RegionalChatStore?) throws -> String? {
+        guard let chats else { return nil }
+        let region = caller.region ?? chats.defaultRegion
+        guard chats.serves(region) else {
+            let refusal = RegionUnavailable(region: region, served: chats.regionNames)
+            throw APIError(.forbidden, code: "region_unavailable", refusal.description,
+                           details: ["region": region, "served_regions": chats.regionNames.joined(separator: ",")])
+        }
+        return region
     }
 
     /// The key a `griot_` bearer token names, in force now, with its use recorded (at most once
@@ -120,7 +143,7 @@ struct AccessMiddleware: RouterMiddleware {
     /// it names none, as a token without `course_ids`), until it expires.
     static func caller(_ key: APIKey) -> Caller {
         Caller(userID: "key:\(key.id)", role: CallerRole(rawValue: key.role) ?? .client, familyGroupIDs: key.families,
-               courseIDs: key.courses.isEmpty ? nil : key.courses, expiresAt: key.expiresAt ?? .distantFuture)
+               courseIDs: key.courses.isEmpty ? nil : key.courses, expiresAt: key.expiresAt ?? .distantFuture, region: key.region)
     }
 }
 

@@ -12,6 +12,8 @@ import Synchronization
 /// than 31 days are deleted. Every job is idempotent,
 /// and on a shared database each runs on one node at a time (`ChatStore.runExclusively`: an
 /// advisory lock on PostgreSQL); a node that finds a job running skips it until next time.
+/// On a node with regions (`RegionalChatStore`), the service runs unbound, so each job runs in
+/// every region's database in turn, bound to that region, under one lock in the home database.
 ///
 /// ```swift
 /// let jobs = MaintenanceService(chats: engine.chats, interruptedAfter: 90, logger: logger)
