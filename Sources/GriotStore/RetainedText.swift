@@ -65,3 +65,8 @@ public struct RetainedTextItem: Encodable, Sendable {
         self.purgeAfter = purgeAfter
     }
 }
+
+extension AuditAction {
+    /// One entry per run of the retention job that removed retained texts, with the count.
+    public static let retainedTextPurge: AuditAction = "retained.purge"
+}

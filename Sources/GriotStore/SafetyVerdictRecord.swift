@@ -44,3 +44,8 @@ extension SafetyVerdictRecord {
     /// How long verdicts are kept: moderation results are held two years, then purged.
     public static let retention = DateComponents(year: 2)
 }
+
+extension AuditAction {
+    /// One entry per run of the job that lets lapsed moderation warning counts go, with the count.
+    public static let warningExpire: AuditAction = "warning.expire"
+}

@@ -14,9 +14,10 @@ extension SQLiteChatStore {
             entry.ipHash = entry.ipHash ?? context.ipHash
         }
         let stored = entry
+        let cipher = self.cipher
         return try await writer.commit { db in
             var entry = stored
-            try entry.insert(db)
+            try entry.insert(sealedBy: cipher, db)
             return entry
         }
     }
@@ -33,7 +34,7 @@ extension SQLiteChatStore {
             if let since = filter.since { request = request.filter(Column("at") >= since) }
             if let until = filter.until { request = request.filter(Column("at") < until) }
             return try request.order(Column("at").desc, Column("id").desc)
-                .limit(max(0, filter.limit), offset: max(0, filter.offset)).fetchAll(db)
+                .limit(max(0, filter.limit), offset: max(0, filter.offset)).fetchAll(db).map { try $0.opened(cipher, db) }
         }
     }
 
@@ -43,12 +44,13 @@ extension SQLiteChatStore {
     public func purgeAudit(olderThan age: DateComponents, now: Date = Date()) async throws -> Int {
         let cutoff = age.before(now)
         let context = AuditContext.current
+        let cipher = self.cipher
         return try await writer.commit { db in
             try db.execute(sql: "DELETE FROM auditEntry WHERE at < ?", arguments: [cutoff])
             let count = db.changesCount
             var entry = AuditEntry(at: now, action: .auditPurge, actorID: context?.actorID, ipHash: context?.ipHash,
                                    details: AuditEntry.details(["entries": .int(count), "before": .string(cutoff.ISO8601Format())]))
-            try entry.insert(db)
+            try entry.insert(sealedBy: cipher, db)
             return count
         }
     }

@@ -22,8 +22,9 @@ extension SQLiteChatStore {
         }
         if let reason = StorableText.unstorableReason(content, what: "message") { throw ChatStoreError(.invalid, reason) }
         let context = AuditContext.current
+        let cipher = self.cipher
         return try await writer.commit { db in
-            guard var message = try MessageRecord.filter(key: id).filter(Column("deletedAt") == nil).fetchOne(db),
+            guard var message = try MessageRecord.filter(key: id).filter(Column("deletedAt") == nil).fetchOne(db)?.opened(cipher, db),
                   let owner = try String.fetchOne(db, sql: "SELECT userID FROM thread WHERE id = ? AND deletedAt IS NULL", arguments: [message.threadID])
             else { throw ChatStoreError.messageNotFound(id) }
             guard MessageETag.matches(ifMatch, id: id, version: message.version) else { throw ChatStoreError.stale(message, sent: ifMatch) }
@@ -32,20 +33,22 @@ extension SQLiteChatStore {
                                      currentETag: message.etag)
             }
             // The text before the edit is kept only for moderation review, and leaves every copy.
-            try Self.retainOldText(of: message, owner: owner, reason: .edited, now: now, db)
+            try self.retainOldText(of: message, owner: owner, reason: .edited, now: now, db)
             message.content = content
             message.updatedAt = now
             message.version += 1
-            try message.update(db, columns: ["content", "updatedAt", "version"])
+            var stored = message
+            stored.content = try cipher.seal(content, .messageContent, row: id, scope: .user(owner), db: db)
+            try stored.update(db, columns: ["content", "updatedAt", "version"])
             var entry = AuditEntry(at: now, action: .messageUpdate, userID: owner, actorID: actorID, threadID: message.threadID, messageID: id,
                                    ipHash: context?.ipHash, moderation: moderation,
                                    details: AuditEntry.details(["reason": "edit", "version": .int(message.version)]))
-            try entry.insert(db)
+            try entry.insert(sealedBy: cipher, db)
             if let moderation, let decision {
                 var moderated = AuditEntry(at: now, action: .messageModerate, userID: owner, actorID: actorID, threadID: message.threadID,
                                            messageID: id, ipHash: context?.ipHash, moderation: moderation,
                                            details: AuditEntry.details(["decision": .string(decision), "input": "text", "write": "edit"]))
-                try moderated.insert(db)
+                try moderated.insert(sealedBy: cipher, db)
             }
             return message
         }

@@ -8,7 +8,9 @@ extension SQLiteChatStore {
     /// turns and retained texts, the user's profile, safety verdicts and audit entries, and removes the user's
     /// identity and IP hash from entries about other users' data the user acted on. What stays
     /// is one `user.purge` entry naming the user, with the counts and no content, as the record
-    /// that the erasure was done. Another user's data is not touched.
+    /// that the erasure was done. Another user's data is not touched. The user's data key is
+    /// deleted in the same transaction, so that any copy of their ciphertext left behind (a
+    /// backup, a WAL frame, a free page) can no longer be opened.
     ///
     /// The abuse limits stay: rate-limit windows and the moderation warning count are kept under
     /// the user's pseudonym (`UserPseudonyms`), never under the id, for their window only, so an
@@ -18,6 +20,7 @@ extension SQLiteChatStore {
     public func purgeUser(userID: String, by actorID: String? = nil, now: Date = Date()) async throws -> RetentionCounts {
         let context = AuditContext.current
         let actor = actorID ?? context?.actorID
+        let cipher = self.cipher
         return try await writer.commit { db in
             var counts = RetentionCounts()
             let threadIDs = try String.fetchAll(db, sql: "SELECT id FROM thread WHERE userID = ?", arguments: [userID])
@@ -34,6 +37,7 @@ extension SQLiteChatStore {
             counts.verdicts = db.changesCount
             // Review tickets about the user's messages go with their verdicts (their outbox rows
             // with them); an operator's name leaves the tickets they handled.
+            try db.execute(sql: "DELETE FROM reviewOutbox WHERE ticketID IN (SELECT id FROM reviewTicket WHERE userID = ?)", arguments: [userID])
             try db.execute(sql: "DELETE FROM reviewTicket WHERE userID = ?", arguments: [userID])
             try db.execute(sql: "UPDATE reviewTicket SET acknowledgedBy = NULL WHERE acknowledgedBy = ?", arguments: [userID])
             try db.execute(sql: "UPDATE reviewTicket SET resolvedBy = NULL WHERE resolvedBy = ?", arguments: [userID])
@@ -43,6 +47,7 @@ extension SQLiteChatStore {
                            arguments: [userID, threadList])
             counts.auditEntries = db.changesCount
             try db.execute(sql: "UPDATE auditEntry SET actorID = NULL, ipHash = NULL WHERE actorID = ?", arguments: [userID])
+            try cipher.shred(scope: .user(userID), db: db)
 
             // The user's own address is theirs to erase too; an admin's stays, for accountability.
             let byUser = actor == userID
@@ -53,7 +58,8 @@ extension SQLiteChatStore {
                                        "profiles": .int(counts.profiles),
                                        "auditEntries": .int(counts.auditEntries), "verdicts": .int(counts.verdicts),
                                    ]))
-            try entry.insert(db)
+            // The record of the erasure holds counts only, and must outlive the user's key.
+            try entry.insert(sealedBy: cipher, scope: .service, db)
             return counts
         }
     }

@@ -6,21 +6,21 @@ import GRDB
 extension SQLiteChatStore {
     /// Opens the ticket and its outbox row, unless a ticket with its `dedupeKey` exists (then
     /// returns that one and false). Runs inside the caller's transaction.
-    static func openTicket(_ ticket: ReviewTicket, _ db: Database) throws -> (ReviewTicket, created: Bool) {
-        if let existing = try ReviewTicket.filter(Column("dedupeKey") == ticket.dedupeKey).fetchOne(db) { return (existing, false) }
-        try ticket.insert(db)
+    func openTicket(_ ticket: ReviewTicket, _ db: Database) throws -> (ReviewTicket, created: Bool) {
+        if let existing = try ReviewTicket.filter(Column("dedupeKey") == ticket.dedupeKey).fetchOne(db) { return (try existing.opened(cipher, db), false) }
+        try ticket.sealed(cipher, db).insert(db)
         try ReviewDelivery(ticketID: ticket.id, createdAt: ticket.createdAt, nextAttemptAt: ticket.createdAt).insert(db)
         return (ticket, true)
     }
 
     /// The tickets the verdicts open (see `ReviewTicket.opened(by:assistant:)`), in the verdicts' transaction.
-    static func openTickets(for verdicts: [SafetyVerdictRecord], _ db: Database) throws {
+    func openTickets(for verdicts: [SafetyVerdictRecord], _ db: Database) throws {
         var assistants: [String: String] = [:]
         for verdict in verdicts where ReviewTicket.Kind.opened(byStage: verdict.stage, decision: verdict.decision) != nil {
             if assistants[verdict.threadID] == nil {
                 assistants[verdict.threadID] = try String.fetchOne(db, sql: "SELECT assistant FROM thread WHERE id = ?", arguments: [verdict.threadID]) ?? ""
             }
-            if let ticket = ReviewTicket.opened(by: verdict, assistant: assistants[verdict.threadID] ?? "") { _ = try openTicket(ticket, db) }
+            if let ticket = ReviewTicket.opened(by: verdict, assistant: assistants[verdict.threadID] ?? "") { _ = try self.openTicket(ticket, db) }
         }
     }
 
@@ -36,16 +36,16 @@ extension SQLiteChatStore {
             if let until = filter.until { request = request.filter(Column("createdAt") < until) }
             let tickets = try request.order(Column("createdAt").desc, Column("id").desc)
                 .limit(min(filter.limit, 500), offset: max(0, filter.offset)).fetchAll(db)
-            return try tickets.map { ReviewItem(ticket: $0, delivery: try ReviewDelivery.fetchOne(db, key: $0.id)) }
+            return try tickets.map { ReviewItem(ticket: try $0.opened(cipher, db), delivery: try ReviewDelivery.fetchOne(db, key: $0.id)) }
         }
     }
 
     public func reviewItem(id: String) async throws -> ReviewItem? {
-        try await writer.read { db in try Self.item(id, db) }
+        try await writer.read { db in try self.item(id, db) }
     }
 
-    static func item(_ id: String, _ db: Database) throws -> ReviewItem? {
-        guard let ticket = try ReviewTicket.fetchOne(db, key: id) else { return nil }
+    func item(_ id: String, _ db: Database) throws -> ReviewItem? {
+        guard let ticket = try ReviewTicket.fetchOne(db, key: id)?.opened(cipher, db) else { return nil }
         return ReviewItem(ticket: ticket, delivery: try ReviewDelivery.fetchOne(db, key: id))
     }
 
@@ -65,45 +65,45 @@ extension SQLiteChatStore {
             let ticket = ReviewTicket(kind: .userReport, assistant: row["assistant"], userID: row["userID"], threadID: row["threadID"],
                                       turnID: row["turnID"], messageID: messageID, summary: "reported by the asker: \(reason.rawValue)",
                                       reason: reason.rawValue, note: note, createdAt: now, dedupeKey: "report:\(messageID):\(reporterID)")
-            let (opened, created) = try Self.openTicket(ticket, db)
+            let (opened, created) = try self.openTicket(ticket, db)
             if created {
                 var entry = AuditEntry(at: now, action: .reviewReport, userID: opened.userID, actorID: reporterID, threadID: opened.threadID,
                                        messageID: messageID, ipHash: context?.ipHash,
                                        details: AuditEntry.details(["ticket_id": .string(opened.id), "reason": .string(reason.rawValue)]))
-                try entry.insert(db)
+                try entry.insert(sealedBy: self.cipher, db)
             }
-            return (try Self.item(opened.id, db) ?? ReviewItem(ticket: opened, delivery: nil), created)
+            return (try self.item(opened.id, db) ?? ReviewItem(ticket: opened, delivery: nil), created)
         }
     }
 
     public func acknowledgeReview(id: String, by actorID: String, now: Date) async throws -> ReviewItem {
         let context = AuditContext.current
         return try await writer.commit { db in
-            guard var ticket = try ReviewTicket.fetchOne(db, key: id) else { throw ReviewTicket.notFound(id) }
+            guard var ticket = try ReviewTicket.fetchOne(db, key: id)?.opened(self.cipher, db) else { throw ReviewTicket.notFound(id) }
             guard ticket.status == .open else { throw ReviewTicket.notOpen(ticket) }
             ticket.status = .acknowledged
             ticket.acknowledgedAt = now
             ticket.acknowledgedBy = actorID
-            try ticket.update(db)
+            try ticket.sealed(self.cipher, db).update(db)
             var entry = AuditEntry.reviewStep(.reviewAcknowledge, on: ticket, by: actorID, at: now, context: context)
-            try entry.insert(db)
-            return try Self.item(id, db) ?? ReviewItem(ticket: ticket, delivery: nil)
+            try entry.insert(sealedBy: self.cipher, db)
+            return try self.item(id, db) ?? ReviewItem(ticket: ticket, delivery: nil)
         }
     }
 
     public func resolveReview(id: String, by actorID: String, resolution: String?, now: Date) async throws -> ReviewItem {
         let context = AuditContext.current
         return try await writer.commit { db in
-            guard var ticket = try ReviewTicket.fetchOne(db, key: id) else { throw ReviewTicket.notFound(id) }
+            guard var ticket = try ReviewTicket.fetchOne(db, key: id)?.opened(self.cipher, db) else { throw ReviewTicket.notFound(id) }
             guard ticket.status != .resolved else { throw ReviewTicket.alreadyResolved(ticket) }
             ticket.status = .resolved
             ticket.resolvedAt = now
             ticket.resolvedBy = actorID
             ticket.resolution = resolution
-            try ticket.update(db)
+            try ticket.sealed(self.cipher, db).update(db)
             var entry = AuditEntry.reviewStep(.reviewResolve, on: ticket, by: actorID, at: now, context: context)
-            try entry.insert(db)
-            return try Self.item(id, db) ?? ReviewItem(ticket: ticket, delivery: nil)
+            try entry.insert(sealedBy: self.cipher, db)
+            return try self.item(id, db) ?? ReviewItem(ticket: ticket, delivery: nil)
         }
     }
 
@@ -119,7 +119,7 @@ extension SQLiteChatStore {
             for id in due {
                 try db.execute(sql: "UPDATE reviewOutbox SET leaseOwner = ?, leaseUntil = ? WHERE ticketID = ?",
                                arguments: [owner, now.addingTimeInterval(lease), id])
-                if let item = try Self.item(id, db) { items.append(item) }
+                if let item = try self.item(id, db) { items.append(item) }
             }
             return items
         }

@@ -14,15 +14,15 @@ extension SQLiteChatStore {
         try await writer.commit { db in
             for var verdict in verdicts {
                 verdict.ipHash = verdict.ipHash ?? context?.ipHash
-                try verdict.insert(db)
+                try verdict.insert(sealedBy: self.cipher, db)
             }
-            try Self.openTickets(for: verdicts, db)
+            try self.openTickets(for: verdicts, db)
         }
     }
 
     public func verdicts(turnID: String) async throws -> [SafetyVerdictRecord] {
         try await writer.read { db in
-            try SafetyVerdictRecord.filter(Column("turnID") == turnID).order(Column("id")).fetchAll(db)
+            try SafetyVerdictRecord.filter(Column("turnID") == turnID).order(Column("id")).fetchAll(db).map { try $0.opened(cipher, db) }
         }
     }
 
@@ -54,12 +54,20 @@ extension SQLiteChatStore {
         }
     }
 
-    /// Deletes warning counts whose window has passed (a scheduled job); returns how many went.
+    /// Deletes warning counts whose window has passed (a scheduled job) and, when some went,
+    /// logs one `warning.expire` entry with the count; returns how many went.
     @discardableResult
     public func expireWarnings(now: Date = Date()) async throws -> Int {
-        try await writer.commit { db in
-            try db.execute(sql: "DELETE FROM moderationWarning WHERE lastAt < ?", arguments: [Self.warningWindow.before(now)])
-            return db.changesCount
+        let cutoff = Self.warningWindow.before(now)
+        return try await writer.commit { db in
+            try db.execute(sql: "DELETE FROM moderationWarning WHERE lastAt < ?", arguments: [cutoff])
+            let count = db.changesCount
+            if count > 0 {
+                var entry = AuditEntry(at: now, action: .warningExpire,
+                                       details: AuditEntry.details(["count": .int(count), "before": .string(cutoff.ISO8601Format())]))
+                try entry.insert(sealedBy: self.cipher, db)
+            }
+            return count
         }
     }
 
@@ -74,13 +82,14 @@ extension SQLiteChatStore {
     @discardableResult
     public func purgeVerdicts(olderThan age: DateComponents = SafetyVerdictRecord.retention, now: Date = Date()) async throws -> Int {
         let cutoff = age.before(now)
+        let cipher = self.cipher
         return try await writer.commit { db in
             try db.execute(sql: "DELETE FROM safetyVerdict WHERE at < ?", arguments: [cutoff])
             let count = db.changesCount
             if count > 0 {
                 var entry = AuditEntry(at: now, action: .verdictPurge,
                                        details: AuditEntry.details(["verdicts": .int(count), "before": .string(cutoff.ISO8601Format())]))
-                try entry.insert(db)
+                try entry.insert(sealedBy: cipher, db)
             }
             return count
         }
@@ -96,6 +105,7 @@ extension SQLiteChatStore {
     public func recordModeration(messageID: String, moderation: String, decision: String, blocked: Bool, write: String = "send",
                                  now: Date = Date()) async throws {
         let context = AuditContext.current
+        let cipher = self.cipher
         try await writer.commit { db in
             if blocked {
                 try db.execute(sql: "UPDATE message SET status = ?, updatedAt = ?, version = version + 1 WHERE id = ?",
@@ -109,7 +119,7 @@ extension SQLiteChatStore {
                                    threadID: row?["threadID"], messageID: messageID, ipHash: context?.ipHash, moderation: moderation,
                                    details: AuditEntry.details(["decision": .string(decision), "input": .string(write == "edit" ? "text" : row?["inputMode"] ?? "text"),
                                                                 "write": .string(write)]))
-            try entry.insert(db)
+            try entry.insert(sealedBy: cipher, db)
         }
     }
 }

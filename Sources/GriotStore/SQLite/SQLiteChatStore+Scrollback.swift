@@ -11,7 +11,7 @@ extension SQLiteChatStore {
         return try await writer.read { db in
             var request = MessageRecord.filter(Column("threadID") == threadID && Column("deletedAt") == nil)
             if let before { request = request.filter(Column("sequence") < before) }
-            var newestFirst = try request.order(Column("sequence").desc).limit(limit + 1).fetchAll(db)
+            var newestFirst = try request.order(Column("sequence").desc).limit(limit + 1).fetchAll(db).map { try $0.opened(cipher, db) }
             let more = newestFirst.count > limit
             if more { newestFirst.removeLast() }
             return MessagePage(messages: newestFirst.reversed(), earlier: more ? newestFirst.last?.sequence : nil)
@@ -64,11 +64,11 @@ extension SQLiteChatStore {
     /// archived, oldest first: the values the user shared, which a reply may show unmasked.
     public func userTexts(threadID: String) async throws -> [String] {
         try await writer.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT content FROM (SELECT sequence, content FROM message WHERE threadID = ?1 AND role = 'user' AND deletedAt IS NULL
-                                     UNION ALL SELECT sequence, content FROM archivedMessage WHERE threadID = ?1 AND role = 'user')
+            try Row.fetchAll(db, sql: """
+                SELECT id, content FROM (SELECT id, sequence, content FROM message WHERE threadID = ?1 AND role = 'user' AND deletedAt IS NULL
+                                         UNION ALL SELECT id, sequence, content FROM archivedMessage WHERE threadID = ?1 AND role = 'user')
                 ORDER BY sequence
-                """, arguments: [threadID])
+                """, arguments: [threadID]).map { try cipher.open($0["content"] as String, .messageContent, row: $0["id"], db: db) }
         }
     }
 

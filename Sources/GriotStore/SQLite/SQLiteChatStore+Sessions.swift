@@ -8,6 +8,7 @@ extension SQLiteChatStore {
             let threads = try ThreadRecord.filter(Column("userID") == userID && Column("assistant") == assistant && Column("deletedAt") == nil)
                 .order(Column("updatedAt").desc).fetchAll(db)
             return try threads.map { thread in
+                let thread = try thread.opened(cipher, db)
                 let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM message WHERE threadID = ? AND deletedAt IS NULL", arguments: [thread.id]) ?? 0
                 return ThreadSummary(thread: thread, messageCount: count)
             }
@@ -39,12 +40,12 @@ extension SQLiteChatStore {
                 UPDATE turn SET status = 'interrupted', finishedAt = ? WHERE status = 'streaming'
                 AND assistantMessageID IN (SELECT id FROM message WHERE status = 'streaming' AND updatedAt <= ?)
                 """, arguments: [now, cutoff])
-            try db.execute(sql: """
-                UPDATE message SET status = 'interrupted', updatedAt = ?,
-                error = 'The service stopped while this reply was being written; ask again to get a whole answer.'
-                WHERE status = 'streaming' AND updatedAt <= ?
-                """, arguments: [now, cutoff])
-            return db.changesCount
+            let replies = try Row.fetchAll(db, sql: """
+                SELECT message.id, thread.userID FROM message JOIN thread ON thread.id = message.threadID
+                WHERE message.status = 'streaming' AND message.updatedAt <= ?
+                """, arguments: [cutoff])
+            return try self.interrupt(replies, error: "The service stopped while this reply was being written; ask again to get a whole answer.",
+                                      statuses: ["streaming"], now: now, db)
         }
     }
 
@@ -59,12 +60,28 @@ extension SQLiteChatStore {
                 UPDATE turn SET status = 'interrupted' WHERE status IN ('stopped', 'streaming')
                 AND assistantMessageID IN (SELECT value FROM json_each(?))
                 """, arguments: [ids])
-            try db.execute(sql: """
-                UPDATE message SET status = 'interrupted', updatedAt = ?,
-                error = 'The service restarted while this reply was being written; ask again to get a whole answer.'
-                WHERE status IN ('stopped', 'streaming') AND id IN (SELECT value FROM json_each(?))
-                """, arguments: [now, ids])
-            return db.changesCount
+            let replies = try Row.fetchAll(db, sql: """
+                SELECT message.id, thread.userID FROM message JOIN thread ON thread.id = message.threadID
+                WHERE message.status IN ('stopped', 'streaming') AND message.id IN (SELECT value FROM json_each(?))
+                """, arguments: [ids])
+            return try self.interrupt(replies, error: "The service restarted while this reply was being written; ask again to get a whole answer.",
+                                      statuses: ["stopped", "streaming"], now: now, db)
         }
+    }
+
+    /// Marks each reply (rows of `id` and its owner's `userID`) `interrupted` with `error`, sealed
+    /// for that reply, when its status is still one of `statuses`; returns how many changed.
+    private func interrupt(_ replies: [Row], error: String, statuses: [String], now: Date, _ db: Database) throws -> Int {
+        let statusList = String(decoding: try JSONEncoder().encode(statuses), as: UTF8.self)
+        var changed = 0
+        for reply in replies {
+            let id: String = reply["id"]
+            try db.execute(sql: """
+                UPDATE message SET status = 'interrupted', updatedAt = ?, error = ?
+                WHERE id = ? AND status IN (SELECT value FROM json_each(?))
+                """, arguments: [now, try cipher.seal(error, .messageError, row: id, scope: .user(reply["userID"]), db: db), id, statusList])
+            changed += db.changesCount
+        }
+        return changed
     }
 }

@@ -11,9 +11,16 @@ extension SQLiteChatStore {
                     VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(turnID) DO NOTHING
                     """, arguments: [stream.turnID, stream.userID, stream.threadID, stream.replyMessageID, stream.nodeID, stream.startedAt])
             }
+            // One owner lookup per stream in the batch, and none without a master key.
+            var owners: [String: String] = [:]
             for event in batch.events {
+                if self.cipher.isEnabled, owners[event.turnID] == nil {
+                    owners[event.turnID] = try String.fetchOne(db, sql: "SELECT userID FROM turnStream WHERE turnID = ?", arguments: [event.turnID]) ?? ""
+                }
+                let data = try self.cipher.seal(event.content.data, .streamEvent, row: FieldCipher.streamEventRow(turnID: event.turnID, number: event.number),
+                                                scope: .user(owners[event.turnID] ?? ""), db: db)
                 try db.execute(sql: "INSERT INTO turnStreamEvent (turnID, number, name, data) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                               arguments: [event.turnID, event.number, event.content.name, event.content.data])
+                               arguments: [event.turnID, event.number, event.content.name, data])
             }
             for turnID in batch.finished {
                 try db.execute(sql: "UPDATE turnStream SET finishedAt = ? WHERE turnID = ? AND finishedAt IS NULL", arguments: [batch.at, turnID])
@@ -31,7 +38,11 @@ extension SQLiteChatStore {
         try await writer.read { db in
             try Row.fetchAll(db, sql: "SELECT number, name, data FROM turnStreamEvent WHERE turnID = ? AND number > ? ORDER BY number LIMIT ?",
                              arguments: [turnID, after, limit])
-                .map { TurnStreamEvent(turnID: turnID, number: $0["number"], content: StreamEventContent(name: $0["name"], data: $0["data"])) }
+                .map { row in
+                    let number: Int = row["number"]
+                    let data = try cipher.open(row["data"] as String, .streamEvent, row: FieldCipher.streamEventRow(turnID: turnID, number: number), db: db)
+                    return TurnStreamEvent(turnID: turnID, number: number, content: StreamEventContent(name: row["name"], data: data))
+                }
         }
     }
 
@@ -75,20 +86,26 @@ extension SQLiteChatStore {
 
     public func interruptStream(turnID: String, ending: [StreamEventContent], replyText: String, at: Date) async throws -> [TurnStreamEvent]? {
         try await writer.commit { db in
-            guard let replyID = try String.fetchOne(db, sql: "SELECT replyMessageID FROM turnStream WHERE turnID = ? AND finishedAt IS NULL",
-                                                    arguments: [turnID]) else { return nil }
+            guard let stream = try Row.fetchOne(db, sql: "SELECT replyMessageID, userID FROM turnStream WHERE turnID = ? AND finishedAt IS NULL",
+                                                arguments: [turnID]) else { return nil }
+            let replyID: String = stream["replyMessageID"]
+            let streamOwner: String = stream["userID"]
+            let replyOwner = self.cipher.isEnabled ? try Self.owner(ofMessage: replyID, db) ?? streamOwner : streamOwner
             let last = try Int.fetchOne(db, sql: "SELECT max(number) FROM turnStreamEvent WHERE turnID = ?", arguments: [turnID]) ?? 0
             let appended = ending.enumerated().map { TurnStreamEvent(turnID: turnID, number: last + 1 + $0.offset, content: $0.element) }
             for event in appended {
+                let data = try self.cipher.seal(event.content.data, .streamEvent, row: FieldCipher.streamEventRow(turnID: turnID, number: event.number),
+                                                scope: .user(streamOwner), db: db)
                 try db.execute(sql: "INSERT INTO turnStreamEvent (turnID, number, name, data) VALUES (?, ?, ?, ?)",
-                               arguments: [turnID, event.number, event.content.name, event.content.data])
+                               arguments: [turnID, event.number, event.content.name, data])
             }
             try db.execute(sql: "UPDATE turnStream SET finishedAt = ? WHERE turnID = ?", arguments: [at, turnID])
             try db.execute(sql: "UPDATE turn SET status = 'interrupted', finishedAt = ? WHERE status = 'streaming' AND assistantMessageID = ?",
                            arguments: [at, replyID])
             try db.execute(sql: """
                 UPDATE message SET status = 'interrupted', version = version + 1, content = ?, updatedAt = ?, error = ? WHERE status = 'streaming' AND id = ?
-                """, arguments: [replyText, at, StreamInterruption.storedError, replyID])
+                """, arguments: [try self.cipher.seal(replyText, .messageContent, row: replyID, scope: .user(replyOwner), db: db), at,
+                                 try self.cipher.seal(StreamInterruption.storedError, .messageError, row: replyID, scope: .user(replyOwner), db: db), replyID])
             return appended
         }
     }

@@ -20,6 +20,7 @@ public final class SQLiteChatStore: ChatStore {
         self.cipher = cipher
         self.pseudonyms = try pseudonyms ?? .forDatabase(writer)
         try SQLiteSchema.migrator.migrate(writer)
+        try writer.read { db in try cipher.checkOpens(db: db) }
     }
 
     // MARK: Threads
@@ -28,16 +29,18 @@ public final class SQLiteChatStore: ChatStore {
                              now: Date = Date()) async throws -> ThreadRecord {
         let thread = ThreadRecord(id: id, assistant: assistant, userID: userID, courseID: courseID, title: title,
                                   createdAt: now, updatedAt: now, lastReadMessageID: nil, deletedAt: nil)
-        try await writer.commit { db in try thread.insert(db) }
+        let cipher = self.cipher
+        try await writer.commit { db in try thread.sealed(cipher, db).insert(db) }
         return thread
     }
 
     /// The thread of this user for this course, created on first use (once, even when two
     /// requests race: the unique index decides and the loser reads the winner's thread).
     public func courseThread(assistant: String, userID: String, courseID: String, title: String = "") async throws -> ThreadRecord {
+        let cipher = self.cipher
         let find = { (db: Database) in
             try ThreadRecord.filter(Column("userID") == userID && Column("courseID") == courseID
-                                    && Column("assistant") == assistant && Column("deletedAt") == nil).fetchOne(db)
+                                    && Column("assistant") == assistant && Column("deletedAt") == nil).fetchOne(db)?.opened(cipher, db)
         }
         if let thread = try writer.read(find) { return thread }
         do {
@@ -54,20 +57,23 @@ public final class SQLiteChatStore: ChatStore {
     public func nameThread(id: String, from text: String) async throws {
         let title = String(text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(ThreadRecord.titleLength))
         guard !title.isEmpty else { return }
+        let cipher = self.cipher
         try await writer.commit { db in
-            try db.execute(sql: "UPDATE thread SET title = ? WHERE id = ? AND title = ''", arguments: [title, id])
+            guard let owner = try Self.owner(of: id, db) else { return }
+            try db.execute(sql: "UPDATE thread SET title = ? WHERE id = ? AND title = ''",
+                           arguments: [try cipher.seal(title, .threadTitle, row: id, scope: .user(owner), db: db), id])
         }
     }
 
     /// A thread that has not been deleted.
     public func thread(id: String) async throws -> ThreadRecord? {
-        try await writer.read { db in try ThreadRecord.filter(key: id).filter(Column("deletedAt") == nil).fetchOne(db) }
+        try await writer.read { db in try ThreadRecord.filter(key: id).filter(Column("deletedAt") == nil).fetchOne(db)?.opened(cipher, db) }
     }
 
     public func threads(userID: String, assistant: String) async throws -> [ThreadRecord] {
         try await writer.read { db in
             try ThreadRecord.filter(Column("userID") == userID && Column("assistant") == assistant && Column("deletedAt") == nil)
-                .order(Column("updatedAt").desc).fetchAll(db)
+                .order(Column("updatedAt").desc).fetchAll(db).map { try $0.opened(cipher, db) }
         }
     }
 
@@ -82,6 +88,7 @@ public final class SQLiteChatStore: ChatStore {
                               inputMode: String? = nil) async throws -> MessageRecord {
         if let reason = StorableText.unstorableReason(content, what: "message") { throw ChatStoreError(.invalid, reason) }
         let context = audit ?? AuditContext.current
+        let cipher = self.cipher
         return try await writer.commit { db in
             // Archived messages keep their places: a new message goes after them too.
             let last = try Int.fetchOne(db, sql: """
@@ -91,17 +98,19 @@ public final class SQLiteChatStore: ChatStore {
             let message = MessageRecord(id: UUID().uuidString.lowercased(), threadID: threadID, sequence: last + 1, role: role,
                                         content: content, status: status, turnID: turnID, error: nil,
                                         createdAt: now, updatedAt: now, deletedAt: nil, version: 1)
-            try message.insert(db)
+            let owner = try Self.owner(of: threadID, db)
+            var stored = message
+            stored.content = try cipher.seal(content, .messageContent, row: message.id, scope: .user(owner ?? ""), db: db)
+            try stored.insert(db)
             if let inputMode {
                 try db.execute(sql: "UPDATE message SET inputMode = ? WHERE id = ?", arguments: [inputMode, message.id])
             }
             try db.execute(sql: "UPDATE thread SET updatedAt = ? WHERE id = ?", arguments: [now, threadID])
-            let owner = try String.fetchOne(db, sql: "SELECT userID FROM thread WHERE id = ?", arguments: [threadID])
             var entry = AuditEntry(at: now, action: .messageCreate, userID: owner, actorID: context?.actorID ?? (role == .user ? owner : nil),
                                    threadID: threadID, messageID: message.id, ipHash: context?.ipHash, moderation: moderation,
                                    details: AuditEntry.details(["role": .string(role.rawValue), "status": .string(status.rawValue),
                                                                 "input": .string(inputMode ?? "text")]))
-            try entry.insert(db)
+            try entry.insert(sealedBy: cipher, db)
             return message
         }
     }
@@ -113,9 +122,12 @@ public final class SQLiteChatStore: ChatStore {
     public func finishMessage(id: String, content: String, status: MessageStatus, error: String? = nil, now: Date = Date(),
                               moderation: String? = nil) async throws {
         let context = AuditContext.current
+        let cipher = self.cipher
         try await writer.commit { db in
+            let owner = cipher.isEnabled ? try Self.owner(ofMessage: id, db) ?? "" : ""
             try db.execute(sql: "UPDATE message SET content = ?, status = ?, error = ?, updatedAt = ?, version = version + 1 WHERE id = ?",
-                           arguments: [content, status, error, now, id])
+                           arguments: [try cipher.seal(content, .messageContent, row: id, scope: .user(owner), db: db), status,
+                                       try cipher.seal(error, .messageError, row: id, scope: .user(owner), db: db), now, id])
             guard status != .streaming, db.changesCount > 0,
                   let row = try Row.fetchOne(db, sql: """
                       SELECT message.threadID, message.version, thread.userID FROM message JOIN thread ON thread.id = message.threadID
@@ -125,7 +137,7 @@ public final class SQLiteChatStore: ChatStore {
             var entry = AuditEntry(at: now, action: .messageUpdate, userID: row["userID"], actorID: context?.actorID, threadID: row["threadID"],
                                    messageID: id, ipHash: context?.ipHash, moderation: moderation,
                                    details: AuditEntry.details(["reason": "reply", "status": .string(status.rawValue), "version": .int(row["version"])]))
-            try entry.insert(db)
+            try entry.insert(sealedBy: cipher, db)
         }
     }
 
@@ -134,11 +146,17 @@ public final class SQLiteChatStore: ChatStore {
     /// reply that has ended keeps its final text.
     public func saveStreamingTexts(_ texts: [(id: String, content: String)], now: Date = Date()) async throws {
         guard !texts.isEmpty else { return }
+        let cipher = self.cipher
         try await writer.commit { db in
+            // One owner lookup for the whole batch, and none without a master key.
+            let owners = cipher.isEnabled ? try Self.owners(ofMessages: texts.map(\.id), db) : [:]
             let statement = try db.cachedStatement(sql: """
                 UPDATE message SET content = ?, updatedAt = ?, version = version + 1 WHERE id = ? AND status = 'streaming'
                 """)
-            for text in texts { try statement.execute(arguments: [text.content, now, text.id]) }
+            for text in texts {
+                let content = try cipher.seal(text.content, .messageContent, row: text.id, scope: .user(owners[text.id] ?? ""), db: db)
+                try statement.execute(arguments: [content, now, text.id])
+            }
         }
     }
 
@@ -148,7 +166,7 @@ public final class SQLiteChatStore: ChatStore {
         try await writer.read { db in
             var request = MessageRecord.filter(key: id)
             if !includingDeleted { request = request.filter(Column("deletedAt") == nil) }
-            return try request.fetchOne(db)
+            return try request.fetchOne(db)?.opened(cipher, db)
         }
     }
 
@@ -157,26 +175,31 @@ public final class SQLiteChatStore: ChatStore {
         try await writer.read { db in
             var request = MessageRecord.filter(Column("threadID") == threadID && Column("deletedAt") == nil)
             if let beforeSequence { request = request.filter(Column("sequence") < beforeSequence) }
-            return try request.order(Column("sequence").desc).limit(limit).fetchAll(db).reversed()
+            return try request.order(Column("sequence").desc).limit(limit).fetchAll(db).reversed().map { try $0.opened(cipher, db) }
         }
     }
 
     // MARK: Turns
 
     public func saveTurn(_ turn: TurnRecord) async throws {
-        try await writer.commit { db in try turn.save(db) }
+        let cipher = self.cipher
+        try await writer.commit { db in
+            let owner = cipher.isEnabled ? try Self.owner(of: turn.threadID, db) ?? "" : ""
+            try turn.sealed(cipher, owner: owner, db).save(db)
+        }
     }
 
     /// A turn, unless its reply was deleted: the snapshot copies the reply's text, so it hides
     /// with the reply (`includingDeleted` shows it to an admin until the purge removes it).
     public func turn(id: String, includingDeleted: Bool = false) async throws -> TurnRecord? {
-        try await writer.read { db in try Self.turns(includingDeleted: includingDeleted).filter(key: id).fetchOne(db) }
+        try await writer.read { db in try Self.turns(includingDeleted: includingDeleted).filter(key: id).fetchOne(db)?.opened(cipher, db) }
     }
 
     /// A thread's turns in the order they started, leaving out those whose reply was deleted.
     public func turns(threadID: String, includingDeleted: Bool = false) async throws -> [TurnRecord] {
         try await writer.read { db in
             try Self.turns(includingDeleted: includingDeleted).filter(Column("threadID") == threadID).order(Column("startedAt")).fetchAll(db)
+                .map { try $0.opened(cipher, db) }
         }
     }
 
