@@ -12,18 +12,19 @@ extension SQLiteChatStore {
     @discardableResult
     public func softDeleteMessage(id: String, by actorID: String, ifMatch: String? = nil, now: Date = Date()) async throws -> Bool {
         let context = AuditContext.current
+        let cipher = self.cipher
         return try await writer.commit { db in
             guard let message = try MessageRecord.fetchOne(db, key: id) else { throw ChatStoreError.messageNotFound(id) }
             if message.deletedAt != nil { return false }
             if let ifMatch, !MessageETag.matches(ifMatch, id: id, version: message.version) { throw ChatStoreError.stale(message, sent: ifMatch) }
             let owner = try Self.owner(of: message.threadID, db)
             // The text moves to the one place it is kept for review; the row keeps none.
-            try Self.retainOldText(of: message, owner: owner ?? "", reason: .deleted, now: now, db)
+            try self.retainOldText(of: message.opened(cipher, db), owner: owner ?? "", reason: .deleted, now: now, db)
             try db.execute(sql: "UPDATE message SET deletedAt = ?, content = '' WHERE id = ?", arguments: [now, id])
             var entry = AuditEntry(at: now, action: .messageDelete, userID: owner, actorID: actorID,
                                    threadID: message.threadID, messageID: id, ipHash: context?.ipHash,
                                    details: AuditEntry.details(["role": .string(message.role.rawValue), "version": .int(message.version)]))
-            try entry.insert(db)
+            try entry.insert(sealedBy: cipher, db)
             return true
         }
     }
@@ -34,17 +35,18 @@ extension SQLiteChatStore {
     @discardableResult
     public func softDeleteThread(id: String, by actorID: String, now: Date = Date()) async throws -> Bool {
         let context = AuditContext.current
+        let cipher = self.cipher
         return try await writer.commit { db in
             guard let thread = try ThreadRecord.fetchOne(db, key: id) else { throw ChatStoreError.threadNotFound(id) }
             if thread.deletedAt != nil { return false }
             try db.execute(sql: "UPDATE thread SET deletedAt = ? WHERE id = ?", arguments: [now, id])
             for message in try MessageRecord.filter(Column("threadID") == id && Column("deletedAt") == nil).fetchAll(db) {
-                try Self.retainOldText(of: message, owner: thread.userID, reason: .deleted, now: now, db)
+                try self.retainOldText(of: message.opened(cipher, db), owner: thread.userID, reason: .deleted, now: now, db)
             }
             try db.execute(sql: "UPDATE message SET deletedAt = ?, content = '' WHERE threadID = ? AND deletedAt IS NULL", arguments: [now, id])
             var entry = AuditEntry(at: now, action: .threadDelete, userID: thread.userID, actorID: actorID, threadID: id, ipHash: context?.ipHash,
                                    details: AuditEntry.details(["messages": .int(db.changesCount)]))
-            try entry.insert(db)
+            try entry.insert(sealedBy: cipher, db)
             return true
         }
     }
@@ -55,6 +57,7 @@ extension SQLiteChatStore {
     @discardableResult
     public func purgeDeleted(olderThan age: DateComponents = DateComponents(day: 30), now: Date = Date()) async throws -> RetentionCounts {
         let cutoff = age.before(now)
+        let cipher = self.cipher
         return try await writer.commit { db in
             var counts = RetentionCounts()
             let threads = try ThreadRecord.filter(Column("deletedAt") != nil && Column("deletedAt") <= cutoff).fetchAll(db)
@@ -64,7 +67,7 @@ extension SQLiteChatStore {
                 var entry = AuditEntry(at: now, action: .threadPurge, userID: thread.userID, threadID: thread.id,
                                        details: AuditEntry.details(["messages": .int(removed.messages + removed.archivedMessages),
                                                                     "turns": .int(removed.turns)]))
-                try entry.insert(db)
+                try entry.insert(sealedBy: cipher, db)
             }
 
             let rows = try Row.fetchAll(db, sql: """
@@ -82,10 +85,10 @@ extension SQLiteChatStore {
                 try db.execute(sql: "DELETE FROM retainedText WHERE messageID = ?", arguments: [id])
                 try Self.moveReadMarker(offPurged: id, sequence: row["sequence"], threadID: threadID, db)
                 var entry = AuditEntry(at: now, action: .messagePurge, userID: row["userID"], threadID: threadID, messageID: id)
-                try entry.insert(db)
+                try entry.insert(sealedBy: cipher, db)
             }
             // The texts kept from edits leave 30 days after the edit.
-            _ = try Self.purgeRetainedTexts(now: now, db)
+            _ = try self.purgeRetainedTexts(now: now, db)
             return counts
         }
     }
@@ -124,7 +127,7 @@ extension SQLiteChatStore {
     /// A thread's archived messages, oldest first, for the user's export.
     public func archivedMessages(threadID: String) async throws -> [ArchivedMessageRecord] {
         try await writer.read { db in
-            try ArchivedMessageRecord.filter(Column("threadID") == threadID).order(Column("sequence")).fetchAll(db)
+            try ArchivedMessageRecord.filter(Column("threadID") == threadID).order(Column("sequence")).fetchAll(db).map { try $0.opened(cipher, db) }
         }
     }
 
@@ -164,6 +167,28 @@ extension SQLiteChatStore {
 }
 
 extension SQLiteChatStore {
-    /// Placeholder until the store's helper implements it (issue 38): nothing reported due.
-    public func retentionDue(now: Date) async throws -> RetentionDue { RetentionDue() }
+    /// What the retention jobs have still to do at `now`, counted with the limits the jobs use
+    /// (`purgeDeleted`'s 30 days, `archiveMessages`' 18 months, `SafetyVerdictRecord.retention`,
+    /// each retained text's `purgeAfter`).
+    public func retentionDue(now: Date) async throws -> RetentionDue {
+        let deletedBefore = DateComponents(day: 30).before(now)
+        let archiveBefore = DateComponents(month: 18).before(now)
+        let verdictsBefore = SafetyVerdictRecord.retention.before(now)
+        return try await writer.read { db in
+            var due = RetentionDue()
+            due.deletedThreads = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM thread WHERE deletedAt IS NOT NULL AND deletedAt <= ?",
+                                                  arguments: [deletedBefore]) ?? 0
+            due.deletedMessages = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM message WHERE deletedAt IS NOT NULL AND deletedAt <= ?",
+                                                   arguments: [deletedBefore]) ?? 0
+            due.messagesToArchive = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM message WHERE createdAt < ? AND deletedAt IS NULL",
+                                                     arguments: [archiveBefore]) ?? 0
+            due.verdicts = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM safetyVerdict WHERE at < ?", arguments: [verdictsBefore]) ?? 0
+            due.retainedTexts = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM retainedText WHERE purgeAfter <= ?", arguments: [now]) ?? 0
+            due.oldestDeletedAt = try Date.fetchOne(db, sql: """
+                SELECT MIN(deletedAt) FROM (SELECT deletedAt FROM thread WHERE deletedAt IS NOT NULL AND deletedAt <= ?1
+                                            UNION ALL SELECT deletedAt FROM message WHERE deletedAt IS NOT NULL AND deletedAt <= ?1)
+                """, arguments: [deletedBefore])
+            return due
+        }
+    }
 }
