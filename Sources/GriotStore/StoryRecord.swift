@@ -68,3 +68,46 @@ struct PassageRecord: Codable, FetchableRecord, PersistableRecord {
                 startSeconds: startSeconds, endSeconds: endSeconds, startOffset: startOffset, endOffset: endOffset)
     }
 }
+
+/// A story's text as stored: a public story's stays plain (anyone may read it), a non-public
+/// story's title, document and passages are sealed with the story's own data key, which a
+/// delete of the story shreds.
+extension StoryRecord {
+    /// Whether this story's text is sealed: every story but a public one.
+    var isSealed: Bool { privacy != Privacy.public.rawValue }
+
+    func sealed(_ cipher: FieldCipher, _ db: Database) throws -> StoryRecord {
+        guard isSealed else { return self }
+        var record = self
+        record.title = try cipher.seal(title, .storyTitle, row: id, scope: .story(id), db: db)
+        record.document = try cipher.seal(document, .storyDocument, row: id, scope: .story(id), db: db)
+        return record
+    }
+
+    func opened(_ cipher: FieldCipher, _ db: Database) throws -> StoryRecord {
+        guard isSealed else { return self }
+        var record = self
+        record.title = try cipher.open(title, .storyTitle, row: id, db: db)
+        record.document = try cipher.open(document, .storyDocument, row: id, db: db)
+        return record
+    }
+}
+
+extension PassageRecord {
+    /// `sealed` says whether the passage's story is sealed (not public).
+    func sealed(_ cipher: FieldCipher, _ sealed: Bool, _ db: Database) throws -> PassageRecord {
+        guard sealed else { return self }
+        var record = self
+        record.text = try cipher.seal(text, .passageText, row: id, scope: .story(storyID), db: db)
+        record.speaker = try cipher.seal(speaker, .passageSpeaker, row: id, scope: .story(storyID), db: db)
+        return record
+    }
+
+    func opened(_ cipher: FieldCipher, _ sealed: Bool, _ db: Database) throws -> PassageRecord {
+        guard sealed else { return self }
+        var record = self
+        record.text = try cipher.open(text, .passageText, row: id, db: db)
+        record.speaker = try cipher.open(speaker, .passageSpeaker, row: id, db: db)
+        return record
+    }
+}

@@ -73,20 +73,22 @@ public final class SQLiteStoryStore: StoryStore {
     /// transaction. `revision` names how the passages were made (the splitter's settings):
     /// a story stored under another revision counts as changed, so its passages are re-cut.
     public func save(_ batch: [(story: Story, passages: [Passage])], revision: String = "") async throws -> [SaveOutcome] {
-        try await writer.commit { db in
+        let cipher = self.cipher
+        return try await writer.commit { db in
             try batch.map { story, passages in
                 let record = try StoryRecord(story: story, revision: revision)
                 let outcome: SaveOutcome
                 if let existing = try String.fetchOne(db, sql: "SELECT contentHash FROM story WHERE id = ?", arguments: [story.artifactID]) {
                     if existing == record.contentHash { return .unchanged }
                     try db.execute(sql: "DELETE FROM passage WHERE storyID = ?", arguments: [story.artifactID])
-                    try record.update(db)
+                    try record.sealed(cipher, db).update(db)
                     outcome = .updated
                 } else {
-                    try record.insert(db)
+                    try record.sealed(cipher, db).insert(db)
                     outcome = .added
                 }
-                for passage in passages { try PassageRecord(passage).insert(db) }
+                let sealsPassages = record.isSealed
+                for passage in passages { try PassageRecord(passage).sealed(cipher, sealsPassages, db).insert(db) }
                 try Self.recordChange(of: story.artifactID, db)
                 return outcome
             }
@@ -166,12 +168,17 @@ public final class SQLiteStoryStore: StoryStore {
         }
     }
 
-    /// Removes a story and (by cascade) its passages. Returns false when there was none.
+    /// Removes a story and (by cascade) its passages, and deletes its data key, so that no copy
+    /// of its sealed text left behind can be opened. Returns false when there was none.
     @discardableResult
     public func delete(storyID: String) async throws -> Bool {
-        try await writer.commit { db in
+        let cipher = self.cipher
+        return try await writer.commit { db in
             let deleted = try StoryRecord.deleteOne(db, key: storyID)
-            if deleted { try Self.recordChange(of: storyID, db) }
+            if deleted {
+                try cipher.shred(scope: .story(storyID), db: db)
+                try Self.recordChange(of: storyID, db)
+            }
             return deleted
         }
     }
@@ -179,27 +186,44 @@ public final class SQLiteStoryStore: StoryStore {
     // MARK: Reading
 
     public func story(id: String) async throws -> Story? {
-        try await writer.read { db in try StoryRecord.fetchOne(db, key: id)?.story() }
+        try await writer.read { db in try StoryRecord.fetchOne(db, key: id)?.opened(cipher, db).story() }
     }
 
+    /// Every story, opened: the search index is built from these.
     public func allStories() async throws -> [Story] {
-        try await writer.read { db in try StoryRecord.order(Column("id")).fetchAll(db).map { try $0.story() } }
+        try await writer.read { db in try StoryRecord.order(Column("id")).fetchAll(db).map { try $0.opened(cipher, db).story() } }
     }
 
     public func passages(storyID: String) async throws -> [Passage] {
         try await writer.read { db in
-            try PassageRecord.filter(Column("storyID") == storyID).order(Column("ordinal")).fetchAll(db).map(\.passage)
+            let sealed = try Self.sealedStoryIDs(db, storyID: storyID).contains(storyID)
+            return try PassageRecord.filter(Column("storyID") == storyID).order(Column("ordinal")).fetchAll(db)
+                .map { try $0.opened(cipher, sealed, db).passage }
         }
     }
 
     public func passage(id: String) async throws -> Passage? {
-        try await writer.read { db in try PassageRecord.fetchOne(db, key: id)?.passage }
+        try await writer.read { db in
+            guard let record = try PassageRecord.fetchOne(db, key: id) else { return nil }
+            return try record.opened(cipher, Self.sealedStoryIDs(db, storyID: record.storyID).contains(record.storyID), db).passage
+        }
     }
 
+    /// Every passage, opened: the search index is built from these.
     public func allPassages() async throws -> [Passage] {
         try await writer.read { db in
-            try PassageRecord.order(Column("storyID"), Column("ordinal")).fetchAll(db).map(\.passage)
+            let sealed = try Self.sealedStoryIDs(db)
+            return try PassageRecord.order(Column("storyID"), Column("ordinal")).fetchAll(db)
+                .map { try $0.opened(cipher, sealed.contains($0.storyID), db).passage }
         }
+    }
+
+    /// The ids of the stories whose text is sealed (those not public), all or the one named.
+    static func sealedStoryIDs(_ db: Database, storyID: String? = nil) throws -> Set<String> {
+        if let storyID {
+            return Set(try String.fetchAll(db, sql: "SELECT id FROM story WHERE id = ? AND privacy <> ?", arguments: [storyID, Privacy.public.rawValue]))
+        }
+        return Set(try String.fetchAll(db, sql: "SELECT id FROM story WHERE privacy <> ?", arguments: [Privacy.public.rawValue]))
     }
 
     public func storyCount() async throws -> Int {
