@@ -325,7 +325,7 @@ public final class PostgresStoryStore: StoryStore {
         let query = PostgresQuery(unsafeSQL: """
             SELECT id, storyID, ordinal, text, speaker, startSeconds, endSeconds, startOffset, endOffset,
                    (SELECT privacy FROM story WHERE story.id = passage.storyID) FROM passage
-            """ + tail.sql, binds: tail.binds)
+            """ + " " + tail.sql, binds: tail.binds)
         var stored: [(Passage, privacy: String?)] = []
         let rows = try await database.client.query(query, logger: database.logger)
             .decode((String, String, Int, String, String?, Double?, Double?, Int, Int, String?).self)
