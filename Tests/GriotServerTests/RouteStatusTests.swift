@@ -412,6 +412,27 @@ import Yams
         covered["POST /api/griot/chat", default: []].insert(502)
         covered["POST /v1/chat/completions", default: []].insert(502)
 
+        // 403 on every route that takes a token: a caller of a region the node keeps no database
+        // for (residency) is refused before the route's rule runs, whatever their role.
+        let regionalNode = try await ResidencyTests.Node(regions: ["eu"])
+        defer { regionalNode.remove() }
+        let elsewhere = try await regionalNode.headers("u-admin-ap", region: "ap", role: .admin)
+        let unavailable = try await regionalNode.service.test(.live) { client -> [String] in
+            var refused: [String] = []
+            for (operation, row) in AccessPolicy.rules.sorted(by: { $0.key < $1.key }) where row.rule.needsToken {
+                let parts = operation.split(separator: " ")
+                let method = NIOHTTP1.HTTPMethod(rawValue: String(parts[0]))
+                let path = parts[1].replacingOccurrences(of: "{id}", with: "x").replacingOccurrences(of: "{assistant}", with: "griot")
+                let payload = method == .POST || method == .PUT || method == .PATCH ? body([:]) : nil
+                let response = try await live(client, method, path, headers: elsewhere, body: payload)
+                let code = (object(response.text)["error"] as? [String: Any])?["code"] as? String
+                #expect(response.status == 403 && code == "region_unavailable", "\(operation): \(response.status) \(response.text.prefix(160))")
+                if response.status == 403 { refused.append(operation) }
+            }
+            return refused
+        }
+        for operation in unavailable { covered[operation, default: []].insert(403) }
+
         let documented = try Self.documented()
         for (operation, statuses) in documented {
             let missing = statuses.subtracting(covered[operation] ?? [])
