@@ -14,6 +14,7 @@ extension PostgresChatStore {
             entry.actorID = entry.actorID ?? context.actorID
             entry.ipHash = entry.ipHash ?? context.ipHash
         }
+        try await prepareKeys([entry.userID.map { .user($0) } ?? .service])
         return try await transaction { connection in try await insert(entry, on: connection) }
     }
 
@@ -39,6 +40,7 @@ extension PostgresChatStore {
     public func purgeAudit(olderThan age: DateComponents, now: Date = Date()) async throws -> Int {
         let cutoff = age.before(now)
         let context = AuditContext.current
+        try await prepareKeys([.service])
         return try await transaction { connection in
             let count = try await Self.rows("DELETE FROM auditentry WHERE at < \(cutoff.millisecondRounded) RETURNING id", on: connection).count
             try await insert(AuditEntry(at: now, action: .auditPurge, actorID: context?.actorID, ipHash: context?.ipHash,

@@ -15,6 +15,7 @@ extension PostgresChatStore {
         }
         if let reason = StorableText.unstorableReason(content, what: "message") { throw ChatStoreError(.invalid, reason) }
         let context = AuditContext.current
+        try await prepareKeys(ofMessages: [id])
         return try await transaction { connection in
             try await Self.lockThread(ofMessage: id, on: connection)
             guard var message = try await Self.rows("SELECT * FROM message WHERE id = \(id) AND deletedat IS NULL FOR UPDATE", on: connection)

@@ -22,6 +22,7 @@ extension PostgresChatStore {
     public func purgeUser(userID: String, by actorID: String? = nil, now: Date = Date()) async throws -> RetentionCounts {
         let context = AuditContext.current
         let actor = actorID ?? context?.actorID
+        try await prepareKeys([.service])
         return try await transaction { connection in
             var counts = RetentionCounts()
             let threadIDs = try await Self.rows("SELECT id FROM thread WHERE userid = \(userID) ORDER BY id FOR UPDATE", on: connection)

@@ -70,6 +70,7 @@ extension PostgresChatStore {
     /// read leaves a `retained_text.read` audit entry (who read whose text), even an empty one.
     public func readRetainedTexts(messageID: String, by actorID: String, now: Date = Date()) async throws -> [RetainedTextItem] {
         let context = AuditContext.current
+        try await prepareKeys(ofMessages: [messageID])
         return try await transaction { connection in
             let records = try await opened(Self.rows("SELECT * FROM retainedtext WHERE messageid = \(messageID) ORDER BY id", on: connection)
                 .map { try RetainedText($0) }, opened)

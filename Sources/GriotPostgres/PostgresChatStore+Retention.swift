@@ -13,6 +13,7 @@ extension PostgresChatStore {
     @discardableResult
     public func softDeleteMessage(id: String, by actorID: String, ifMatch: String? = nil, now: Date = Date()) async throws -> Bool {
         let context = AuditContext.current
+        try await prepareKeys(ofMessages: [id])
         return try await transaction { connection in
             try await Self.lockThread(ofMessage: id, on: connection)
             guard let message = try await Self.rows("SELECT * FROM message WHERE id = \(id) FOR UPDATE", on: connection)
@@ -38,6 +39,7 @@ extension PostgresChatStore {
     @discardableResult
     public func softDeleteThread(id: String, by actorID: String, now: Date = Date()) async throws -> Bool {
         let context = AuditContext.current
+        if let owner = try await owner(ofThread: id) { try await prepareKeys([.user(owner)]) }
         return try await transaction { connection in
             guard let thread = try await Self.rows("SELECT * FROM thread WHERE id = \(id) FOR NO KEY UPDATE", on: connection)
                     .first.map({ try ThreadRecord($0) })

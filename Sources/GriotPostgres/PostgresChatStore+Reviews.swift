@@ -83,6 +83,7 @@ extension PostgresChatStore {
         -> (item: ReviewItem, created: Bool) {
         let context = AuditContext.current
         let at = now.millisecondRounded
+        try await prepareKeys(ofMessages: [messageID])
         return try await transaction { connection in
             guard let found = try await Self.rows("""
                 SELECT message.threadid, message.turnid, message.role, thread.userid, thread.assistant

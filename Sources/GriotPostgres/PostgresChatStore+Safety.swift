@@ -15,12 +15,17 @@ extension PostgresChatStore {
     public func recordVerdicts(_ verdicts: [SafetyVerdictRecord]) async throws {
         guard !verdicts.isEmpty else { return }
         let context = AuditContext.current
+        try await prepareKeys(verdicts.map { .user($0.userID) })
         try await transaction { connection in
-            // The ids of the verdicts that name none, taken first (one statement for the turn):
-            // the sealed reason and details name their row.
-            let unnamed = cipher.isEnabled ? verdicts.filter { $0.id == nil }.count : 0
-            var fresh = try await Self.nextIDs(of: "safetyverdict", count: unnamed, on: connection)[...]
-            for verdict in verdicts {
+            var fresh: ArraySlice<Int64> = []
+            for (index, verdict) in verdicts.enumerated() {
+                // A verdict naming no id takes one first (the sealed reason and details name their
+                // row), after any named before it, as the database would number them: one
+                // statement for each run of such verdicts.
+                if verdict.id == nil, fresh.isEmpty, cipher.isEnabled {
+                    let run = verdicts[index...].prefix { $0.id == nil }.count
+                    fresh = try await Self.nextIDs(of: "safetyverdict", count: run, on: connection)[...]
+                }
                 let id = verdict.id ?? fresh.popFirst()
                 var reason = verdict.reason
                 var details = verdict.details
@@ -84,6 +89,7 @@ extension PostgresChatStore {
     @discardableResult
     public func purgeVerdicts(olderThan age: DateComponents = SafetyVerdictRecord.retention, now: Date = Date()) async throws -> Int {
         let cutoff = age.before(now)
+        try await prepareKeys([.service])
         return try await transaction { connection in
             let count = try await Self.rows("DELETE FROM safetyverdict WHERE at < \(cutoff.millisecondRounded) RETURNING id", on: connection).count
             if count > 0 {
@@ -103,6 +109,8 @@ extension PostgresChatStore {
     public func recordModeration(messageID: String, moderation: String, decision: String, blocked: Bool, write: String = "send",
                                  now: Date = Date()) async throws {
         let context = AuditContext.current
+        try await prepareKeys(ofMessages: [messageID])
+        try await prepareKeys([.service])
         try await transaction { connection in
             if blocked {
                 try await Self.rows("""

@@ -115,6 +115,21 @@ extension PostgresChatStore {
         return owner
     }
 
+    /// Reads (or makes) the data keys of these scopes before a transaction opens: a seal inside
+    /// a transaction then finds its key in memory and never waits for a pooled connection while
+    /// holding its locks (with every connection held by writers queued on those locks, that
+    /// wait would never end).
+    func prepareKeys(_ scopes: [KeyScope]) async throws {
+        guard cipher.isEnabled else { return }
+        for scope in Set(scopes) where cipher.cachedKeyID(scope: scope) == nil { _ = try await keys.keyID(scope: scope) }
+    }
+
+    /// The data key of the user owning these messages' threads, ready before a transaction.
+    func prepareKeys(ofMessages ids: [String]) async throws {
+        guard cipher.isEnabled else { return }
+        try await prepareKeys(owners(ofMessages: ids).values.map { KeyScope.user($0) })
+    }
+
     /// A statement in the caller's transaction, or on a pooled connection when there is none.
     func run(_ query: PostgresQuery, on connection: PostgresConnection?) async throws -> [PostgresRow] {
         if let connection { return try await Self.rows(query, on: connection) }

@@ -106,7 +106,10 @@ extension PostgresChatStore {
 
     /// The stream's row is locked first, so two nodes resuming it at once append one ending.
     public func interruptStream(turnID: String, ending: [StreamEventContent], replyText: String, at: Date) async throws -> [TurnStreamEvent]? {
-        try await transaction { connection in
+        if cipher.isEnabled, let owner = try Self.scalar(String.self, await rows("SELECT userID FROM turnStream WHERE turnID = \(turnID)")) {
+            try await prepareKeys([.user(owner)])
+        }
+        return try await transaction { connection in
             guard let stream = try await Self.rows("""
                 SELECT replyMessageID, userID FROM turnStream WHERE turnID = \(turnID) AND finishedAt IS NULL FOR UPDATE
                 """, on: connection).first else { return nil }

@@ -101,6 +101,7 @@ public final class PostgresChatStore: ChatStore {
                               inputMode: String? = nil) async throws -> MessageRecord {
         if let reason = StorableText.unstorableReason(content, what: "message") { throw ChatStoreError(.invalid, reason) }
         let context = audit ?? AuditContext.current
+        if let owner = try await owner(ofThread: threadID) { try await prepareKeys([.user(owner)]) }
         return try await transaction { connection in
             let owner = try await Self.scalar(String.self, Self.rows("SELECT userid FROM thread WHERE id = \(threadID) FOR NO KEY UPDATE", on: connection))
             // Archived messages keep their places: a new message goes after them too.

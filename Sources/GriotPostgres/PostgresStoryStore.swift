@@ -58,6 +58,13 @@ public final class PostgresStoryStore: StoryStore {
         // The rows SQLite stores too, so a story hashes alike on either backend.
         let rows = try batch.map { try StoryRecord(story: $0.story, revision: revision) }
         let logger = database.logger
+        // The stories' keys are read or made before the transaction, which holds the save lock:
+        // its seals then never wait for a pooled connection.
+        if cipher.isEnabled {
+            for row in rows where Self.isSealed(privacy: row.privacy) && cipher.cachedKeyID(scope: .story(row.id)) == nil {
+                _ = try await keys.keyID(scope: .story(row.id))
+            }
+        }
         return try await database.transaction { connection in
             try await Self.lockStoryWrites(connection, logger: logger)
             let ids = Array(Set(rows.map(\.id)))
