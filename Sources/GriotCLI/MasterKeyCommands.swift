@@ -141,7 +141,9 @@ extension KeysCommand {
             if let permissions = attributes[.posixPermissions] {
                 try FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: temporary)
             }
-            _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: temporary))
+            guard rename(temporary, path) == 0 else {
+                throw ValidationError("could not replace \(path) (\(String(cString: strerror(errno)))); the new file is at \(temporary)")
+            }
             print("retired \(id): removed from \(path); no data key in \(storage.location) uses it")
         }
 
