@@ -179,7 +179,7 @@ let package = Package(
         .testTarget(name: "GriotArchiveTests", dependencies: ["GriotArchive", "GriotStore", "GriotTestSupport"]),
         .testTarget(name: "GriotPromptsTests", dependencies: ["GriotPrompts"]),
         .testTarget(name: "GriotChatTests", dependencies: ["GriotChat", "GriotSafety", "GriotArchive", "GriotStore", "GriotProviders", "GriotPrompts", "GriotTokens", "GriotTestSupport"]),
-        .testTarget(name: "GriotStoreTests", dependencies: ["GriotStore"]),
+        .testTarget(name: "GriotStoreTests", dependencies: ["GriotStore", "GriotStories"]),
         // Every store operation against both backends: SQLite, and PostgreSQL started by scripts/postgres.sh.
         .testTarget(name: "GriotStoreConformanceTests", dependencies: [
             "GriotStore", "GriotPostgres", "GriotStories", "GriotArchive", "GriotSearch", "GriotProviders", "GriotChat", "GriotTestSupport",

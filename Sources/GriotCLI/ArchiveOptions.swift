@@ -46,6 +46,14 @@ struct ArchiveOptions: ParsableArguments {
         do { return try await StorageLocation.configured(configuration).open() } catch let error as ChatStoreError { throw ValidationError("\(error)") }
     }
 
+    /// The home database and, with `GRIOT_REGION_DATABASES`, each region's own (once each), for
+    /// the commands that look after every database a node writes: key rotation, retention.
+    func openEveryStorage() async throws -> [Storage] {
+        let home = try await openStorage()
+        guard let regions = try GriotConfiguration.load(file: config).regions else { return [home] }
+        return [home] + (try await regions.open(home: home).storages)
+    }
+
     private static let seededKey = "demo_corpus_seeded"
 
     private func seed(_ archive: StoryArchive, corpus: String?, into path: String) async throws {

@@ -45,23 +45,24 @@ extension KeysCommand {
 
         func run() async throws {
             guard batch > 0, max.map({ $0 > 0 }) ?? true else { throw ValidationError("--batch and --max must be positive") }
-            let storage = try await options.openStorage()
-            let keys = storage.chats
-            guard let keyring = keys.cipher.keyring else {
-                throw ValidationError("no master key is configured: set GRIOT_MASTER_KEY_FILE to a file whose first line is the new key and whose later lines hold the old ones")
-            }
-            let active = keyring.active.id
-            let bar = ProgressBar(label: "re-wrapping under \(active)")
-            let outcome = try await MasterKeyRotation(store: keys, batch: batch).run(max: max, progress: bar.update)
-            bar.finish()
-            let (done, skipped, left) = (outcome.rewrapped, outcome.skipped, outcome.left)
-            print("re-wrapped \(done) data key\(done == 1 ? "" : "s") under \(active) in \(storage.location)\(skipped > 0 ? " (\(skipped) changed meanwhile, skipped)" : "")")
-            if left.isEmpty {
-                let old = keyring.keys.dropFirst().map(\.id)
-                print(old.isEmpty ? "every data key is wrapped by \(active)" : "nothing uses \(old.joined(separator: ", ")) any more: retire with griot keys retire-master ID")
-            } else {
-                print("still wrapped by older keys: " + left.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
-                      + "; run griot keys rotate-master again")
+            for storage in try await options.openEveryStorage() {
+                let keys = storage.chats
+                guard let keyring = keys.cipher.keyring else {
+                    throw ValidationError("no master key is configured: set GRIOT_MASTER_KEY_FILE to a file whose first line is the new key and whose later lines hold the old ones")
+                }
+                let active = keyring.active.id
+                let bar = ProgressBar(label: "re-wrapping under \(active)")
+                let outcome = try await MasterKeyRotation(store: keys, batch: batch).run(max: max, progress: bar.update)
+                bar.finish()
+                let (done, skipped, left) = (outcome.rewrapped, outcome.skipped, outcome.left)
+                print("re-wrapped \(done) data key\(done == 1 ? "" : "s") under \(active) in \(storage.location)\(skipped > 0 ? " (\(skipped) changed meanwhile, skipped)" : "")")
+                if left.isEmpty {
+                    let old = keyring.keys.dropFirst().map(\.id)
+                    print(old.isEmpty ? "every data key is wrapped by \(active)" : "nothing uses \(old.joined(separator: ", ")) any more: retire with griot keys retire-master ID")
+                } else {
+                    print("still wrapped by older keys: " + left.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+                          + "; run griot keys rotate-master again")
+                }
             }
         }
     }
@@ -74,24 +75,25 @@ extension KeysCommand {
         @OptionGroup var options: ArchiveOptions
 
         func run() async throws {
-            let storage = try await options.openStorage()
-            let counts = try await storage.chats.dataKeyCounts()
-            let listed = storage.chats.cipher.keyring?.keys.map(\.id) ?? []
-            if json {
-                struct Status: Encodable { var database: String; var active: String?; var dataKeys: [String: Int]; var unused: [String] }
-                print(try Terminal.json(Status(database: storage.location.description, active: listed.first, dataKeys: counts,
-                                               unused: listed.filter { counts[$0] == nil })))
-                return
+            struct Status: Encodable { var database: String; var active: String?; var dataKeys: [String: Int]; var unused: [String] }
+            var statuses: [Status] = []
+            for storage in try await options.openEveryStorage() {
+                let counts = try await storage.chats.dataKeyCounts()
+                let listed = storage.chats.cipher.keyring?.keys.map(\.id) ?? []
+                statuses.append(Status(database: storage.location.description, active: listed.first, dataKeys: counts,
+                                       unused: listed.filter { counts[$0] == nil }))
+                if json { continue }
+                print("database \(storage.location)")
+                guard !listed.isEmpty else {
+                    print(counts.isEmpty ? "not encrypted (no master key configured, no data keys)" : "encrypted, but no master key is configured")
+                    continue
+                }
+                for id in Set(listed).union(counts.keys).sorted() {
+                    let role = id == listed.first ? "active" : listed.contains(id) ? "older" : "not in the key file"
+                    print("\(id)  \(role)  wraps \(counts[id] ?? 0) data key\(counts[id] == 1 ? "" : "s")")
+                }
             }
-            print("database \(storage.location)")
-            guard !listed.isEmpty else {
-                print(counts.isEmpty ? "not encrypted (no master key configured, no data keys)" : "encrypted, but no master key is configured")
-                return
-            }
-            for id in Set(listed).union(counts.keys).sorted() {
-                let role = id == listed.first ? "active" : listed.contains(id) ? "older" : "not in the key file"
-                print("\(id)  \(role)  wraps \(counts[id] ?? 0) data key\(counts[id] == 1 ? "" : "s")")
-            }
+            if json { print(try Terminal.json(["databases": statuses])) }
         }
     }
 
@@ -105,14 +107,17 @@ extension KeysCommand {
         @OptionGroup var options: ArchiveOptions
 
         func run() async throws {
-            let storage = try await options.openStorage()
+            let storages = try await options.openEveryStorage()
+            let storage = storages[0]
             guard let keyring = storage.chats.cipher.keyring else { throw ValidationError("no master key is configured (GRIOT_MASTER_KEY_FILE)") }
             guard id != keyring.active.id else {
                 throw ValidationError("\(id) is the active master key (the first line of the key file); put the new key first and rotate before retiring it")
             }
-            let uses = try await storage.chats.dataKeyCounts()[id] ?? 0
-            guard uses == 0 else {
-                throw ValidationError("\(id) still wraps \(uses) data key\(uses == 1 ? "" : "s") in \(storage.location); run griot keys rotate-master first")
+            for each in storages {
+                let uses = try await each.chats.dataKeyCounts()[id] ?? 0
+                guard uses == 0 else {
+                    throw ValidationError("\(id) still wraps \(uses) data key\(uses == 1 ? "" : "s") in \(each.location); run griot keys rotate-master first")
+                }
             }
             guard let path = ProcessInfo.processInfo.environment["GRIOT_MASTER_KEY_FILE"], !path.isEmpty else {
                 print("\(id) wraps no data key in \(storage.location): remove it from what GRIOT_MASTER_KEY_COMMAND prints")

@@ -26,7 +26,8 @@ struct RetentionCommand: ParsableCommand {
             (.verdictPurge, "safety verdict purges (over 2 years)"),
             (.auditPurge, "audit log trims"),
             (.userPurge, "user erasures"),
-            ("retained.purge", "retained text purges"),
+            (.retainedTextPurge, "retained text purges"),
+            (.warningExpire, "moderation warning counts expired (90 days)"),
         ]
 
         struct Ran: Encodable {
@@ -39,8 +40,43 @@ struct RetentionCommand: ParsableCommand {
 
         func run() async throws {
             guard days > 0 else { throw ValidationError("--days must be positive") }
-            let storage = try await options.openStorage()
             let now = Date()
+            var reports: [Output] = []
+            for storage in try await options.openEveryStorage() {
+                reports.append(try await report(storage, now: now))
+            }
+            if json {
+                print(try Terminal.json(["reports": reports]))
+                return
+            }
+            for output in reports { print(output.text) }
+        }
+
+        struct Output: Encodable {
+            var database: String
+            var at: Date
+            var days: Int
+            var due: RetentionDue
+            var ran: [Ran]
+
+            var text: String {
+                var lines = ["retention report for \(database) at \(ISO8601DateFormatter().string(from: at))", "due now (past the limit, not yet removed):"]
+                lines.append("  messages deleted over 30 days ago   \(due.deletedMessages)")
+                lines.append("  threads deleted over 30 days ago    \(due.deletedThreads)")
+                lines.append("  messages over 18 months to archive  \(due.messagesToArchive)")
+                lines.append("  safety verdicts over 2 years        \(due.verdicts)")
+                lines.append("  retained texts past their purge     \(due.retainedTexts)")
+                if let oldest = due.oldestDeletedAt { lines.append("  oldest deletion waiting             \(ISO8601DateFormatter().string(from: oldest))") }
+                lines.append("ran in the last \(days) days (audit log):")
+                for job in ran {
+                    let last = job.last.map { ISO8601DateFormatter().string(from: $0) } ?? "never"
+                    lines.append("  \(job.what.padding(toLength: 42, withPad: " ", startingAt: 0)) \(job.entries) entr\(job.entries == 1 ? "y" : "ies"), \(job.removed) removed, last \(last)")
+                }
+                return lines.joined(separator: "\n")
+            }
+        }
+
+        func report(_ storage: Storage, now: Date) async throws -> Output {
             let due = try await storage.chats.retentionDue(now: now)
             let since = now.addingTimeInterval(-Double(days) * 86_400)
             var ran: [Ran] = []
@@ -56,24 +92,7 @@ struct RetentionCommand: ParsableCommand {
                 ran.append(Ran(action: action.rawValue, what: what, entries: entries.count,
                                removed: entries.reduce(0) { $0 + Self.removed($1) }, last: entries.map(\.at).max()))
             }
-            if json {
-                struct Output: Encodable { var database: String; var at: Date; var days: Int; var due: RetentionDue; var ran: [Ran] }
-                print(try Terminal.json(Output(database: storage.location.description, at: now, days: days, due: due, ran: ran)))
-                return
-            }
-            print("retention report for \(storage.location) at \(ISO8601DateFormatter().string(from: now))")
-            print("due now (past the limit, not yet removed):")
-            print("  messages deleted over 30 days ago   \(due.deletedMessages)")
-            print("  threads deleted over 30 days ago    \(due.deletedThreads)")
-            print("  messages over 18 months to archive  \(due.messagesToArchive)")
-            print("  safety verdicts over 2 years        \(due.verdicts)")
-            print("  retained texts past their purge     \(due.retainedTexts)")
-            if let oldest = due.oldestDeletedAt { print("  oldest deletion waiting             \(ISO8601DateFormatter().string(from: oldest))") }
-            print("ran in the last \(days) days (audit log):")
-            for job in ran {
-                let last = job.last.map { ISO8601DateFormatter().string(from: $0) } ?? "never"
-                print("  \(job.what.padding(toLength: 42, withPad: " ", startingAt: 0)) \(job.entries) entr\(job.entries == 1 ? "y" : "ies"), last \(last)")
-            }
+            return Output(database: storage.location.description, at: now, days: days, due: due, ran: ran)
         }
 
         /// The count an entry's details give (`count`, `messages`, `threads`), or 1 for an entry

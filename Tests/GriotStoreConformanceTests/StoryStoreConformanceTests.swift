@@ -303,7 +303,8 @@ struct PostgresDatabaseTests {
                           "v4: audit, rate limits and retention", "v5: safety verdicts and warnings",
                           "v6: thread titles only from allowed messages", "v7: abuse limits under a user pseudonym, retained texts",
                           "v8: support grants", "v9: story change log", "v10: shared circuit breakers", "v11: prompt releases",
-                          "v12: stream journal", "v13: API keys", "v14: review queue", "v15: dashboard rollup"])
+                          "v12: stream journal", "v13: API keys", "v14: review queue", "v15: dashboard rollup",
+                          "v16: data keys and regions"])
         for database in databases { await database.close() }
         try await schema.drop()
     }
