@@ -28,7 +28,7 @@ struct PostgresDataKeys: Sendable {
             return try cipher.open(stored, field, row: row)
         } catch CipherError.missingDataKey(let id) {
             guard let record = try await dataKey(id: id) else { throw CipherError.unknownDataKey(id, field: field, row: row) }
-            try cipher.remember(record)
+            try cipher.load(record)
             return try cipher.open(stored, field, row: row)
         }
     }
@@ -40,8 +40,9 @@ struct PostgresDataKeys: Sendable {
         return text
     }
 
-    /// The id of the scope's data key: this node's, the database's, or a new one (two nodes
-    /// making one at once: the unique scope keeps the first, and both use it).
+    /// The id of the scope's data key: as read in the last `FieldCipher.scopeTrust`, the
+    /// database's, or a new one (two writers making one at once: the unique scope keeps the
+    /// first, and both use it; the loser's key was never the scope's, so nothing is sealed with it).
     func keyID(scope: KeyScope) async throws -> String {
         if let id = cipher.cachedKeyID(scope: scope) { return id }
         if let record = try await dataKey(scope: scope) {

@@ -42,7 +42,11 @@ public final class FieldCipher: @unchecked Sendable {
     public let keyring: MasterKeyring?
     private let lock = NSLock()
     private var keys: [String: SymmetricKey] = [:]
-    private var scopes: [String: String] = [:]
+    /// The data key id of a scope as last read from the database, and when.
+    private var scopes: [String: (id: String, readAt: ContinuousClock.Instant)] = [:]
+    /// How long a scope's key id is trusted without reading the database again: another node
+    /// may have shredded it (an erasure) or made it first.
+    public static let scopeTrust: Duration = .seconds(30)
 
     public init(keyring: MasterKeyring?) {
         self.keyring = keyring
@@ -55,41 +59,48 @@ public final class FieldCipher: @unchecked Sendable {
 
     // MARK: Data keys
 
-    /// The id of the data key this node uses for a scope, if it has read or made one.
+    /// The id of a scope's data key as read from the database in the last `scopeTrust`.
     public func cachedKeyID(scope: KeyScope) -> String? {
-        lock.withLock { scopes[scope.name] }
+        lock.withLock {
+            guard let cached = scopes[scope.name], ContinuousClock.now - cached.readAt < Self.scopeTrust else { return nil }
+            return cached.id
+        }
     }
 
     public func hasKey(id: String) -> Bool {
         lock.withLock { keys[id] != nil }
     }
 
-    /// A new data key for a scope, wrapped by the active master key; the caller stores the
-    /// record (and, when another node stored one for the scope first, `remember`s that one).
+    /// A new data key for a scope, wrapped by the active master key. The cipher holds the key
+    /// but does not take it as the scope's: the caller stores the record and reads the scope's
+    /// key back (`remember`), since another writer may have stored one first, or the
+    /// transaction that inserts it may roll back.
     public func newDataKey(scope: KeyScope, now: Date = Date()) throws -> DataKeyRecord {
         guard let keyring else { throw CipherError.noKeyring }
         let key = SymmetricKey(size: .bits256)
         let id = "dk-" + (0..<10).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let record = try Self.wrap(key, id: id, scope: scope.name, under: keyring.active, now: now)
-        lock.withLock {
-            keys[id] = key
-            scopes[scope.name] = id
-        }
+        lock.withLock { keys[id] = key }
         return record
     }
 
     /// Unwraps a stored data key and keeps it, failing with the master key's id when the
     /// keyring does not hold that key or holds a different key under that id.
+    /// The record is the scope's key as the database holds it now (committed).
     public func remember(_ record: DataKeyRecord) throws {
-        if hasKey(id: record.id) {
-            lock.withLock { scopes[record.scope] = scopes[record.scope] ?? record.id }
-            return
-        }
-        let key = try unwrap(record)
+        let key = try lock.withLock({ keys[record.id] }) ?? unwrap(record)
         lock.withLock {
             keys[record.id] = key
-            scopes[record.scope] = scopes[record.scope] ?? record.id
+            scopes[record.scope] = (record.id, ContinuousClock.now)
         }
+    }
+
+    /// Unwraps a stored data key and keeps it by id only (a key read inside a transaction that
+    /// may yet roll back, or a value's key met while reading).
+    public func load(_ record: DataKeyRecord) throws {
+        guard !hasKey(id: record.id) else { return }
+        let key = try unwrap(record)
+        lock.withLock { keys[record.id] = key }
     }
 
     /// Drops a scope's keys from memory (its data keys were deleted: an erasure).
@@ -195,7 +206,7 @@ public final class FieldCipher: @unchecked Sendable {
         }
         for record in inUse {
             guard keyring.key(id: record.masterKeyID) != nil else { throw CipherError.missingMasterKey(record.masterKeyID, source: keyring.source) }
-            try remember(record)
+            try load(record)
         }
     }
 }

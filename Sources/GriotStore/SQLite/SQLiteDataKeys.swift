@@ -23,7 +23,7 @@ extension FieldCipher {
             return try open(stored, field, row: row)
         } catch CipherError.missingDataKey(let id) {
             guard let record = try Self.dataKey(id: id, db: db) else { throw CipherError.unknownDataKey(id, field: field, row: row) }
-            try remember(record)
+            try load(record)
             return try open(stored, field, row: row)
         }
     }
@@ -33,12 +33,13 @@ extension FieldCipher {
         try stored.map { try open($0, field, row: row, db: db) }
     }
 
-    /// The id of the scope's data key: this process's, the database's, or a new one.
+    /// The id of the scope's data key: the database's, or a new one inserted in this write
+    /// transaction. Read each time (one lookup by a unique index): a key made in a transaction
+    /// that rolls back, or shredded by another process, is never taken from memory.
     func keyID(scope: KeyScope, db: Database) throws -> String {
-        if let id = cachedKeyID(scope: scope) { return id }
         if let row = try Row.fetchOne(db, sql: "SELECT * FROM dataKey WHERE scope = ?", arguments: [scope.name]) {
             let record = Self.record(row)
-            try remember(record)
+            try load(record)
             return record.id
         }
         let record = try newDataKey(scope: scope)
