@@ -94,12 +94,13 @@ extension StoryRecord {
 }
 
 extension PassageRecord {
-    /// `sealed` says whether the passage's story is sealed (not public).
-    func sealed(_ cipher: FieldCipher, _ sealed: Bool, _ db: Database) throws -> PassageRecord {
-        guard sealed else { return self }
+    /// Sealed with the story's data key `keyID` (read once per story by the caller: a story
+    /// has hundreds of passages), or as it is when the story is public (nil).
+    func sealed(_ cipher: FieldCipher, keyID: String?) throws -> PassageRecord {
+        guard let keyID else { return self }
         var record = self
-        record.text = try cipher.seal(text, .passageText, row: id, scope: .story(storyID), db: db)
-        record.speaker = try cipher.seal(speaker, .passageSpeaker, row: id, scope: .story(storyID), db: db)
+        record.text = try cipher.seal(text, .passageText, row: id, keyID: keyID)
+        record.speaker = try cipher.seal(speaker, .passageSpeaker, row: id, keyID: keyID)
         return record
     }
 

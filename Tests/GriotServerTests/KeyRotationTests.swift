@@ -33,7 +33,7 @@ import Testing
         let rotator = try await location.open(keyring: both)
         let load = Task {
             var round = 1
-            while !Task.isCancelled {
+            while !sent.stopped {
                 try await Self.chat(nodeA, users: (0..<6).map { "u-\(($0 + round) % 30)" } + ["u-a\(round)"], round: round, sent: sent)
                 sent.finishRound()
                 round += 1
@@ -49,8 +49,10 @@ import Testing
         let second = try await MasterKeyRotation(store: rotator.chats, batch: 5).run()
         #expect(second.rewrapped > 0)
         try await sent.waitForRounds(4)
-        load.cancel()
-        _ = await load.result
+        // Stopped between rounds, never cancelled: a live test server torn down by a
+        // cancellation mid-request ends in NIOAsyncWriter's "deinited without finish" trap.
+        sent.stop()
+        try await load.value
 
         // Node A is rolled: node B reads the key file with both keys and serves a new user.
         let nodeB = try await Self.node(location, both)
@@ -115,10 +117,13 @@ final class Sent: @unchecked Sendable {
     private var texts: [String: [String]] = [:]
     private var tried: [String: [String]] = [:]
     private var rounds = 0
+    private var stopping = false
 
     func attempt(_ text: String, for user: String) { lock.withLock { tried[user, default: []].append(text) } }
     func add(_ text: String, for user: String) { lock.withLock { texts[user, default: []].append(text) } }
     func finishRound() { lock.withLock { rounds += 1 } }
+    func stop() { lock.withLock { stopping = true } }
+    var stopped: Bool { lock.withLock { stopping } }
     var all: [String: [String]] { lock.withLock { texts } }
     var attempted: [String: [String]] { lock.withLock { tried } }
 

@@ -87,8 +87,8 @@ public final class SQLiteStoryStore: StoryStore {
                     try record.sealed(cipher, db).insert(db)
                     outcome = .added
                 }
-                let sealsPassages = record.isSealed
-                for passage in passages { try PassageRecord(passage).sealed(cipher, sealsPassages, db).insert(db) }
+                let keyID = record.isSealed && cipher.isEnabled ? try cipher.keyID(scope: .story(story.artifactID), db: db) : nil
+                for passage in passages { try PassageRecord(passage).sealed(cipher, keyID: keyID).insert(db) }
                 try Self.recordChange(of: story.artifactID, db)
                 return outcome
             }
