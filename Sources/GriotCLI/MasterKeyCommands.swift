@@ -125,14 +125,12 @@ extension KeysCommand {
             }
             let text = try String(contentsOfFile: path, encoding: .utf8)
             var removed = false
+            // A line's id as the keyring reads it (a key alone has its derived id); comments and
+            // blank lines hold none and stay.
             let kept = text.split(separator: "\n", omittingEmptySubsequences: false).filter { line in
-                let fields = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0].split(whereSeparator: \.isWhitespace)
-                let lineID = fields.count == 2 ? String(fields[0]) : nil
-                if lineID == id || (fields.count == 1 && keyring.keys.dropFirst().contains { $0.id == id } && Self.defaultID(String(fields[0])) == id) {
-                    removed = true
-                    return false
-                }
-                return true
+                guard (try? MasterKeyring.parse(String(line), source: "line"))?.active.id == id else { return true }
+                removed = true
+                return false
             }
             guard removed else {
                 print("\(id) is not in \(path) and wraps no data key in \(storage.location): nothing to do")
@@ -150,10 +148,6 @@ extension KeysCommand {
                 throw ValidationError("could not replace \(path) (\(String(cString: strerror(errno)))); the new file is at \(temporary)")
             }
             print("retired \(id): removed from \(path); no data key in \(storage.location) uses it")
-        }
-
-        static func defaultID(_ encoded: String) -> String? {
-            (try? MasterKeyring.parse(encoded, source: "line"))?.active.id
         }
     }
 }

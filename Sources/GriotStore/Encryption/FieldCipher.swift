@@ -162,8 +162,7 @@ public final class FieldCipher: @unchecked Sendable {
             if stored.isEmpty || !isEnabled { return stored }
             throw CipherError.notSealed(field: field, row: row)
         }
-        guard let keyring else { throw CipherError.encryptedWithoutKeyring(masterKeyIDs: []) }
-        _ = keyring
+        guard isEnabled else { throw CipherError.encryptedWithoutKeyring(masterKeyIDs: []) }
         guard let (id, payload) = Self.split(stored) else { throw CipherError.tampered(field: field, row: row, keyID: "?") }
         let keyID = String(id)
         guard let key = lock.withLock({ keys[keyID] }) else { throw CipherError.missingDataKey(keyID) }
