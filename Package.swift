@@ -116,10 +116,19 @@ let package = Package(
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         // Conversation exports for coaches and admins: JSON, and PDF marked "Confidential".
         .target(name: "GriotExport", dependencies: ["GriotStore", "CPangoCairo"]),
+        // libjpeg-turbo and libpng: drawings decoded for thumbnails (the metadata stripping reads the files' own structure).
+        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        // Uploaded drawings: format checks, EXIF and GPS stripped, thumbnails, a content-addressed store.
+        .target(name: "GriotImages", dependencies: ["CJPEG", "CPNG", .product(name: "Crypto", package: "swift-crypto")]),
+        // The storyteller assistant (the Joanie app): its declaration, reply schema, offline template and checks.
+        .target(name: "GriotStoryteller", dependencies: [
+            "GriotChat", "GriotStore", "GriotProviders", "GriotPrompts", "GriotSafety", "GriotImages", "GriotTokens",
+        ]),
         // The HTTP service on Hummingbird: routes, SSE, auth, rate limits, audit, metrics.
         .target(name: "GriotServer", dependencies: [
             "GriotChat", "GriotArchive", "GriotAuth", "GriotExport", "GriotStore", "GriotSearch", "GriotStories", "GriotProviders", "GriotPrompts",
-            "GriotSafety", "GriotEval", "GriotTracing",
+            "GriotSafety", "GriotEval", "GriotTracing", "GriotStoryteller", "GriotImages",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "OTel", package: "swift-otel"),
@@ -188,6 +197,10 @@ let package = Package(
         ]),
         .testTarget(name: "GriotEvalTests", dependencies: [
             "GriotEval", "GriotChat", "GriotArchive", "GriotStore", "GriotPrompts", "GriotEmbedding", "GriotProviders", "GriotSearch", "GriotTestSupport",
+        ]),
+        .testTarget(name: "GriotImagesTests", dependencies: ["GriotImages"]),
+        .testTarget(name: "GriotStorytellerTests", dependencies: [
+            "GriotStoryteller", "GriotChat", "GriotStore", "GriotProviders", "GriotPrompts", "GriotImages", "GriotTestSupport",
         ]),
         .testTarget(name: "GriotAuthTests", dependencies: ["GriotAuth", .product(name: "JWTKit", package: "jwt-kit")]),
         .testTarget(name: "GriotExportTests", dependencies: ["GriotExport", "GriotStore", "GriotTestSupport"]),

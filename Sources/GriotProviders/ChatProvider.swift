@@ -41,10 +41,15 @@ public struct ChatMessage: Sendable, Hashable, Codable {
     public enum Role: String, Sendable, Hashable, Codable { case system, user, assistant }
     public var role: Role
     public var content: String
+    /// Images shown to a vision model with this message, as URLs (usually
+    /// `data:image/jpeg;base64,…`); sent as OpenAI's `image_url` content parts after the text.
+    /// Nil or empty: the content is plain text.
+    public var images: [String]?
 
-    public init(role: Role, content: String) {
+    public init(role: Role, content: String, images: [String]? = nil) {
         self.role = role
         self.content = content
+        self.images = images
     }
 }
 
