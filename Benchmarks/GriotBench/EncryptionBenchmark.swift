@@ -21,7 +21,11 @@ struct EncryptionBenchmark: AsyncParsableCommand {
     @Option(help: "The stories ingested (a folder of story files).") var corpus = "corpus"
     @Option(help: "The golden questions asked as turns.") var questions = "evals/demo.yaml"
     @Option(help: "The prompts folder.") var prompts = "prompts"
-    @Option(help: "Rounds (each: both modes, in alternating order; the first round warms caches and is not counted).") var rounds = 4
+    @Option(help: "Rounds (each: all three arms, in rotating order; the first round warms caches and is not counted).") var rounds = 4
+
+    /// The three arms of each round: two without a key (the A/A control, which shows what the
+    /// same code measures against itself) and one with a key.
+    enum Arm: String, CaseIterable { case plainA = "no key (A)", plainB = "no key (B)", key = "with key" }
 
     struct Figures {
         var ingest: [Double] = []
@@ -44,46 +48,59 @@ struct EncryptionBenchmark: AsyncParsableCommand {
         let keyring = try MasterKeyring.parse(MasterKeyring.newKeyLine(id: "mk-bench"), source: "the benchmark's key")
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("griot-encryption-bench-\(getpid())")
         defer { try? FileManager.default.removeItem(at: work) }
-        print("encryption at rest: \(stories.count) stories (all non-public), \(asked.count) questions a round, \(rounds - 1) counted rounds")
+        print("encryption at rest: \(stories.count) stories (all non-public), \(asked.count) questions a round, \(rounds - 1) counted rounds, arms interleaved per question")
 
-        var figures: [Bool: Figures] = [true: Figures(), false: Figures()]
+        var figures: [Arm: Figures] = [:]
         for round in 0..<rounds {
-            for encrypted in round % 2 == 0 ? [false, true] : [true, false] {
-                let ring: MasterKeyring? = encrypted ? keyring : nil
-                let folder = work.appendingPathComponent("r\(round)-\(encrypted ? "key" : "plain")")
+            // Rotate the arms' order each round, so none is always first or last.
+            let order = (0..<Arm.allCases.count).map { Arm.allCases[($0 + round) % Arm.allCases.count] }
+            var engines: [Arm: ChatEngine] = [:]
+            var measured: [Arm: Figures] = [:]
+            for arm in order {
+                let ring: MasterKeyring? = arm == .key ? keyring : nil
+                let folder = work.appendingPathComponent("r\(round)-\(arm)")
                 // The store's part alone: passages and their rows, no vectors.
                 let bare = try await StorageLocation.sqlite(path: folder.appendingPathComponent("bare.sqlite").path).open(keyring: .some(ring))
                 let storeIngest = try await Self.time { _ = try await StoryArchive(storage: bare).ingest(stories) }
-
                 let storage = try await StorageLocation.sqlite(path: folder.appendingPathComponent("griot.sqlite").path).open(keyring: .some(ring))
                 let archive = StoryArchive(storage: storage, embedder: embedder)
                 let ingest = try await Self.time { _ = try await archive.ingest(stories) }
-                let engine = ChatEngine(archive: archive, chats: storage.chats, prompts: registry, provider: ExtractiveResponder.scoring(with: embedder),
-                                        counters: .bytePair, safety: .standard(embedder: embedder, environment: [:]))
-                var turns: [Double] = []
-                for (index, question) in asked.enumerated() {
-                    let viewer = Viewer(userID: "u-bench-\(round)-\(index)", familyGroupIDs: ["fam-bench"])
-                    turns.append(try await Self.time {
+                engines[arm] = ChatEngine(archive: archive, chats: storage.chats, prompts: registry, provider: ExtractiveResponder.scoring(with: embedder),
+                                          counters: .bytePair, safety: .standard(embedder: embedder, environment: [:]))
+                measured[arm, default: Figures()].ingest.append(ingest)
+                measured[arm, default: Figures()].storeIngest.append(storeIngest)
+            }
+            // Each question is asked of the three arms back to back, so a slow moment of the
+            // machine falls on all three alike.
+            for (index, question) in asked.enumerated() {
+                for arm in order {
+                    let viewer = Viewer(userID: "u-bench-\(round)-\(arm)-\(index)", familyGroupIDs: ["fam-bench"])
+                    let engine = engines[arm]!
+                    measured[arm, default: Figures()].turns.append(try await Self.time {
                         let turn = try await engine.startTurn(TurnRequest(message: question, viewer: viewer))
                         for await _ in turn.events {}
                         await turn.finished()
                     })
                 }
-                guard round > 0 else { continue }
-                figures[encrypted]!.ingest.append(ingest)
-                figures[encrypted]!.storeIngest.append(storeIngest)
-                figures[encrypted]!.turns += turns
+            }
+            guard round > 0 else { continue }
+            for (arm, figure) in measured {
+                figures[arm, default: Figures()].ingest += figure.ingest
+                figures[arm, default: Figures()].storeIngest += figure.storeIngest
+                figures[arm, default: Figures()].turns += figure.turns
             }
         }
-        let plain = figures[false]!, sealed = figures[true]!
-        func line(_ label: String, _ ours: [Double], _ peer: [Double], _ percentile: Double) {
-            let (o, p) = (Self.percentile(ours, percentile), Self.percentile(peer, percentile))
-            print(String(format: "  %-34@ with key %8.1f ms   without %8.1f ms   ratio %.3f", label as NSString, o, p, o / p))
+        let a = figures[.plainA]!, b = figures[.plainB]!, key = figures[.key]!
+        func line(_ label: String, _ pick: (Figures) -> [Double], _ percentile: Double) {
+            let (k, pa, pb) = (Self.percentile(pick(key), percentile), Self.percentile(pick(a), percentile), Self.percentile(pick(b), percentile))
+            let plain = Self.percentile(pick(a) + pick(b), percentile)
+            print(String(format: "  %-32@ key %8.1f ms  no key %8.1f ms  key/no key %.3f   A/A: %8.1f / %8.1f ms = %.3f",
+                         label as NSString, k, plain, k / plain, pa, pb, pa / pb))
         }
-        line("ingest, median of rounds", sealed.ingest, plain.ingest, 0.5)
-        line("ingest without vectors, median", sealed.storeIngest, plain.storeIngest, 0.5)
-        line("turn p50", sealed.turns, plain.turns, 0.5)
-        line("turn p95", sealed.turns, plain.turns, 0.95)
+        line("ingest, median of rounds", \.ingest, 0.5)
+        line("ingest without vectors, median", \.storeIngest, 0.5)
+        line("turn p50", \.turns, 0.5)
+        line("turn p95", \.turns, 0.95)
     }
 
     static func time(_ body: () async throws -> Void) async throws -> Double {
