@@ -106,9 +106,9 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
         }
 
         var summaries: [String] = []
-        for (run, count) in chats.enumerated() {
+        for (index, count) in chats.enumerated() {
             // Markers name the run too, so a level given twice never matches another run's records.
-            let tag = "\(run + 1)x\(count)"
+            let tag = "\(index + 1)x\(count)"
             print("\n== \(count) concurrent chats, started over \(Self.format(ramp)) s ==")
             var peer: Distribution?
             if !noPeer {
@@ -121,18 +121,25 @@ struct ServeLoadBenchmark: AsyncParsableCommand {
                 peer = report(peer: outcomes, stub: stub, elapsed: elapsed, cpu: (own, Self.machineCPUSeconds() - machineBefore - own))
             }
             if peerOnly { continue }
+            // With a peer service, the two run one after the other; the order alternates from one
+            // run to the next (the peer first in the first run), because whichever runs second pays
+            // for the first's leftovers (an A/A run showed 1.46x the CPU per chat for the second).
             var earlier: ServiceRun?
-            if let peerGriot {
-                print("-- the peer service, \(peerGriot) --")
-                earlier = try await throughGriot(count, tag: "e" + tag, executable: peerGriot, stub: stub, group: group, template: peerTemplate,
-                                                 work: work, bearer: bearer, peer: peer, isPeer: true)
-                summaries.append("peer service: " + earlier!.summary)
-                print("-- griot, \(griot.executable) --")
+            let peerFirst = index % 2 == 0
+            func peerRun() async throws -> ServiceRun {
+                print("-- the peer service, \(peerGriot!) --")
+                let measured = try await throughGriot(count, tag: "e" + tag, executable: peerGriot!, stub: stub, group: group, template: peerTemplate,
+                                                      work: work, bearer: bearer, peer: peer, isPeer: true)
+                summaries.append("peer service (\(peerFirst ? "first" : "second")): " + measured.summary)
+                return measured
             }
+            if peerGriot != nil, peerFirst { earlier = try await peerRun() }
+            if peerGriot != nil { print("-- griot, \(griot.executable) --") }
             let run = try await throughGriot(count, tag: tag, executable: griot.executable, stub: stub, group: group, template: template, work: work,
                                              bearer: bearer, peer: peer)
             summaries.append(run.summary)
-            if let earlier { summaries.append("  against the peer service: " + run.ratios(against: earlier)) }
+            if peerGriot != nil, !peerFirst { earlier = try await peerRun() }
+            if let earlier { summaries.append("  against the peer service (griot ran \(peerFirst ? "second" : "first")): " + run.ratios(against: earlier)) }
             if cluster {
                 print("-- the same chats through nginx, three nodes on PostgreSQL --")
                 let fleet = try await throughCluster(count, tag: "c" + tag, stub: stub, group: group, work: work, bearer: bearer, peer: peer)
