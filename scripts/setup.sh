@@ -12,7 +12,7 @@
 # cl100k/o200k byte-pair rank files for exact token counts (scripts/fetch-tokenizers.sh, alike).
 set -euo pipefail
 packages=(libsqlite3-dev libopenblas-dev libpcre2-dev libjson-c-dev libpango1.0-dev libcairo2-dev
-          fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fonts-symbola poppler-utils)
+          fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji fonts-symbola poppler-utils libjpeg62-turbo-dev libpng-dev)
 missing=()
 for package in "${packages[@]}"; do
     dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
