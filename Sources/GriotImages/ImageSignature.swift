@@ -17,7 +17,7 @@ enum ImageSignature {
             return .failure(ImageError(.empty, "The file is empty (0 bytes); choose the drawing again and re-send it."))
         }
         if starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .success(.png) }
-        if starts(with: [0xFF, 0xD8, 0xFF]) { return .success(.jpeg) }
+        if starts(with: [0xFF, 0xD8]) { return .success(.jpeg) }
         if starts(with: Array("ftyp".utf8), at: 4), count >= 12 {
             return .failure(isoMediaRefusal(brand: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[8..<12]), as: UTF8.self)))
         }

@@ -31,7 +31,7 @@ struct JPEGLayout {
 
     static func read(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> JPEGLayout {
         let count = bytes.count
-        guard count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
+        guard count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 else {
             throw malformed("it does not start with the JPEG start-of-image marker")
         }
         var layout = JPEGLayout()
