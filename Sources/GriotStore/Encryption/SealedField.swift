@@ -21,6 +21,13 @@ public enum SealedField: String, Sendable, CaseIterable {
     case passageText = "passage.text"
     case passageSpeaker = "passage.speaker"
     case export = "export"
+    // The storyteller's (sealed with the parent's key).
+    case childName = "child.name"
+    case childAvatar = "child.avatar"
+    case drawingFilename = "drawing.filename"
+    case drawingCaption = "drawing.caption"
+    case bedtimeStoryTheme = "bedtimeStory.theme"
+    case chapterText = "bedtimeChapter.text"
 }
 
 /// Whose data key seals a value: a user's (everything of theirs, so that an erasure that
