@@ -31,6 +31,7 @@ struct MigratedTable: Sendable {
         "profile", "auditEntry", "rateEvent", "safetyVerdict", "moderationWarning", "retainedText", "supportGrant", "storyChange",
         "breakerState", "promptLabel", "promptPromotion", "apiKey", "reviewTicket", "reviewOutbox",
         "turnRollup", "turnRollupCount", "turnRollupLatency", "dataKey",
+        "child", "drawing", "bedtimeStory", "bedtimeChapter", "bedtimeStoryShare",
     ]
 
     /// Tables left behind on purpose: the stream journal and the nodes' heartbeats describe

@@ -456,5 +456,72 @@ enum PostgresSchema {
             "CREATE INDEX dataKey_master ON dataKey(masterKeyID)",
             "ALTER TABLE apiKey ADD COLUMN region text",
         ]),
+        // The storyteller's children, drawings, bedtime stories, chapters and share links
+        // (`StorytellerStore`). `sample` is an integer (0 or 1), as SQLite stores it.
+        Migration(name: "v17: storyteller", statements: [
+            """
+            CREATE TABLE child (
+                id text PRIMARY KEY,
+                parentID text NOT NULL,
+                name text NOT NULL,
+                age bigint,
+                avatar text,
+                createdAt timestamptz NOT NULL,
+                updatedAt timestamptz NOT NULL)
+            """,
+            "CREATE INDEX child_by_parent ON child(parentID, createdAt)",
+            """
+            CREATE TABLE drawing (
+                id text PRIMARY KEY,
+                parentID text NOT NULL,
+                childID text NOT NULL REFERENCES child(id) ON DELETE CASCADE,
+                contentHash text NOT NULL,
+                mediaType text NOT NULL,
+                byteCount bigint NOT NULL,
+                width bigint NOT NULL,
+                height bigint NOT NULL,
+                filename text,
+                caption text,
+                createdAt timestamptz NOT NULL)
+            """,
+            "CREATE INDEX drawing_by_child ON drawing(childID, createdAt, id)",
+            "CREATE INDEX drawing_by_parent ON drawing(parentID)",
+            "CREATE INDEX drawing_by_hash ON drawing(contentHash)",
+            """
+            CREATE TABLE bedtimeStory (
+                id text PRIMARY KEY,
+                parentID text NOT NULL,
+                childID text NOT NULL REFERENCES child(id) ON DELETE CASCADE,
+                theme text,
+                createdAt timestamptz NOT NULL,
+                updatedAt timestamptz NOT NULL)
+            """,
+            "CREATE INDEX bedtimeStory_by_child ON bedtimeStory(childID, updatedAt)",
+            "CREATE INDEX bedtimeStory_by_parent ON bedtimeStory(parentID)",
+            """
+            CREATE TABLE bedtimeChapter (
+                id text PRIMARY KEY,
+                storyID text NOT NULL REFERENCES bedtimeStory(id) ON DELETE CASCADE,
+                number bigint NOT NULL,
+                text text NOT NULL,
+                placements text NOT NULL,
+                drawingIDs text NOT NULL,
+                sample bigint NOT NULL,
+                model text NOT NULL,
+                promptVersion bigint NOT NULL,
+                turnID text,
+                createdAt timestamptz NOT NULL,
+                UNIQUE (storyID, number))
+            """,
+            """
+            CREATE TABLE bedtimeStoryShare (
+                token text PRIMARY KEY,
+                storyID text NOT NULL REFERENCES bedtimeStory(id) ON DELETE CASCADE,
+                parentID text NOT NULL,
+                createdAt timestamptz NOT NULL,
+                revokedAt timestamptz)
+            """,
+            "CREATE INDEX bedtimeStoryShare_by_story ON bedtimeStoryShare(storyID, createdAt)",
+        ]),
     ]
 }

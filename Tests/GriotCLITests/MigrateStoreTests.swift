@@ -183,6 +183,7 @@ struct MigrateStoreTests {
         "profile", "auditEntry", "rateEvent", "safetyVerdict", "moderationWarning", "retainedText", "supportGrant", "storyChange",
         "breakerState", "promptLabel", "promptPromotion", "apiKey", "reviewTicket", "reviewOutbox",
         "turnRollup", "turnRollupCount", "turnRollupLatency", "dataKey",
+        "child", "drawing", "bedtimeStory", "bedtimeChapter", "bedtimeStoryShare",
     ]
 
     struct Installation {

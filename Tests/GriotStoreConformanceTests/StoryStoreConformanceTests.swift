@@ -304,7 +304,7 @@ struct PostgresDatabaseTests {
                           "v6: thread titles only from allowed messages", "v7: abuse limits under a user pseudonym, retained texts",
                           "v8: support grants", "v9: story change log", "v10: shared circuit breakers", "v11: prompt releases",
                           "v12: stream journal", "v13: API keys", "v14: review queue", "v15: dashboard rollup",
-                          "v16: data keys and regions"])
+                          "v16: data keys and regions", "v17: storyteller"])
         for database in databases { await database.close() }
         try await schema.drop()
     }

@@ -41,14 +41,14 @@ struct MigrationTests {
         #expect(try await again.message(id: "m-1")?.version == 2)
     }
 
-    @Test("v16 is the last migration, after v15 to v4")
+    @Test("v17 is the last migration, after v16 to v4")
     func order() throws {
-        #expect(SQLiteSchema.migrator.migrations.suffix(13) == ["v4: audit, rate limits and retention",
+        #expect(SQLiteSchema.migrator.migrations.suffix(14) == ["v4: audit, rate limits and retention",
                                                           "v5: safety verdicts and warnings", "v6: thread titles only from allowed messages",
                                                           "v7: abuse limits under a user pseudonym, retained texts", "v8: support grants",
                                                           "v9: story change log", "v10: shared circuit breakers", "v11: prompt releases",
                           "v12: stream journal", "v13: API keys", "v14: review queue", "v15: dashboard rollup",
-                          "v16: data keys and regions"])
+                          "v16: data keys and regions", "v17: storyteller"])
     }
 
     @Test("v6 renames a thread a blocked message named after its first allowed message, and leaves other titles alone")

@@ -438,6 +438,72 @@ enum SQLiteSchema {
             // The region of an API key's users (residency); NULL is the node's default region.
             try db.alter(table: "apiKey") { table in table.add(column: "region", .text) }
         }
+        migrator.registerMigration("v17: storyteller") { db in
+            // The storyteller's children, drawings, bedtime stories, chapters and share links
+            // (`StorytellerStore`), each row under its parent (a signed-in user); a child's rows
+            // go with it. Drawings' bytes are in the blob store, named by `contentHash`.
+            try db.create(table: "child") { table in
+                table.primaryKey("id", .text)
+                table.column("parentID", .text).notNull()
+                table.column("name", .text).notNull()
+                table.column("age", .integer)
+                table.column("avatar", .text)
+                table.column("createdAt", .datetime).notNull()
+                table.column("updatedAt", .datetime).notNull()
+            }
+            try db.create(index: "child_by_parent", on: "child", columns: ["parentID", "createdAt"])
+            try db.create(table: "drawing") { table in
+                table.primaryKey("id", .text)
+                table.column("parentID", .text).notNull()
+                table.column("childID", .text).notNull().references("child", onDelete: .cascade)
+                table.column("contentHash", .text).notNull()
+                table.column("mediaType", .text).notNull()
+                table.column("byteCount", .integer).notNull()
+                table.column("width", .integer).notNull()
+                table.column("height", .integer).notNull()
+                table.column("filename", .text)
+                table.column("caption", .text)
+                table.column("createdAt", .datetime).notNull()
+            }
+            // A child's drawings newest first (the list and its cursor), the parent's count, and
+            // whether any drawing still names a blob.
+            try db.create(index: "drawing_by_child", on: "drawing", columns: ["childID", "createdAt", "id"])
+            try db.create(index: "drawing_by_parent", on: "drawing", columns: ["parentID"])
+            try db.create(index: "drawing_by_hash", on: "drawing", columns: ["contentHash"])
+            try db.create(table: "bedtimeStory") { table in
+                table.primaryKey("id", .text)
+                table.column("parentID", .text).notNull()
+                table.column("childID", .text).notNull().references("child", onDelete: .cascade)
+                table.column("theme", .text)
+                table.column("createdAt", .datetime).notNull()
+                table.column("updatedAt", .datetime).notNull()
+            }
+            try db.create(index: "bedtimeStory_by_child", on: "bedtimeStory", columns: ["childID", "updatedAt"])
+            try db.create(index: "bedtimeStory_by_parent", on: "bedtimeStory", columns: ["parentID"])
+            // `placements` and `drawingIDs` are JSON; one number per chapter of a story.
+            try db.create(table: "bedtimeChapter") { table in
+                table.primaryKey("id", .text)
+                table.column("storyID", .text).notNull().references("bedtimeStory", onDelete: .cascade)
+                table.column("number", .integer).notNull()
+                table.column("text", .text).notNull()
+                table.column("placements", .text).notNull()
+                table.column("drawingIDs", .text).notNull()
+                table.column("sample", .integer).notNull()
+                table.column("model", .text).notNull()
+                table.column("promptVersion", .integer).notNull()
+                table.column("turnID", .text)
+                table.column("createdAt", .datetime).notNull()
+                table.uniqueKey(["storyID", "number"])
+            }
+            try db.create(table: "bedtimeStoryShare") { table in
+                table.primaryKey("token", .text)
+                table.column("storyID", .text).notNull().references("bedtimeStory", onDelete: .cascade)
+                table.column("parentID", .text).notNull()
+                table.column("createdAt", .datetime).notNull()
+                table.column("revokedAt", .datetime)
+            }
+            try db.create(index: "bedtimeStoryShare_by_story", on: "bedtimeStoryShare", columns: ["storyID", "createdAt"])
+        }
         return migrator
     }
 }
