@@ -46,6 +46,9 @@ extension PostgresChatStore {
                 DELETE FROM auditentry WHERE userid = \(userID) OR threadid = ANY(\(threadIDs)) RETURNING id
                 """, on: connection).count
             try await Self.rows("UPDATE auditentry SET actorid = NULL, iphash = NULL WHERE actorid = \(userID)", on: connection)
+            // The storyteller's children, drawings, stories, chapters and links of the user as a
+            // parent. Their drawings' blobs are the caller's (`StorytellerStore.drawingHashes`).
+            let storyteller = try await Self.removeStorytellerRows(parentID: userID, on: connection)
 
             // The user's own address is theirs to erase too; an admin's stays, for accountability.
             let byUser = actor == userID
@@ -55,6 +58,8 @@ extension PostgresChatStore {
                                                  "archivedMessages": .int(counts.archivedMessages), "turns": .int(counts.turns),
                                                  "profiles": .int(counts.profiles),
                                                  "auditEntries": .int(counts.auditEntries), "verdicts": .int(counts.verdicts),
+                                                 "children": .int(storyteller.children), "drawings": .int(storyteller.drawings),
+                                                 "bedtimeStories": .int(storyteller.stories), "chapters": .int(storyteller.chapters),
                                              ])), scope: .service, on: connection)
             // Last: a seal in this transaction after the shred would read the key it deletes.
             try await keys.shred(scope: .user(userID), on: connection)

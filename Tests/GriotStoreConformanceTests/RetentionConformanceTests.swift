@@ -197,7 +197,7 @@ struct RetentionConformanceTests {
             let record = try #require(left.first)
             #expect(record.action == .userPurge && record.actorID == "u-admin" && record.ipHash == "ip-admin")
             #expect(record.threadID == nil && record.messageID == nil && record.moderation == nil)
-            #expect(record.details == #"{"archivedMessages":4,"auditEntries":9,"messages":4,"profiles":1,"threads":3,"turns":4,"verdicts":1}"#)
+            #expect(record.details == #"{"archivedMessages":4,"auditEntries":9,"bedtimeStories":0,"chapters":0,"children":0,"drawings":0,"messages":4,"profiles":1,"threads":3,"turns":4,"verdicts":1}"#)
 
             // Simone keeps all she had; the entry about her message keeps its action, without Ruth's identity.
             let simoneAfter = try await Everything(of: "u-simone", in: chats)

@@ -64,7 +64,7 @@ struct UserPurgeTests {
         #expect(record.actorID == "u-admin")
         #expect(record.ipHash == "ip-admin")
         #expect(record.threadID == nil && record.messageID == nil && record.moderation == nil)
-        #expect(record.details == #"{"archivedMessages":4,"auditEntries":9,"messages":4,"profiles":1,"threads":3,"turns":4,"verdicts":0}"#)
+        #expect(record.details == #"{"archivedMessages":4,"auditEntries":9,"bedtimeStories":0,"chapters":0,"children":0,"drawings":0,"messages":4,"profiles":1,"threads":3,"turns":4,"verdicts":0}"#)
 
         // Simone keeps all she had; the entry about her message keeps its action, without Ruth's identity.
         #expect(try snapshot(chats, userID: "u-simone") == simoneBefore)

@@ -47,6 +47,9 @@ extension SQLiteChatStore {
                            arguments: [userID, threadList])
             counts.auditEntries = db.changesCount
             try db.execute(sql: "UPDATE auditEntry SET actorID = NULL, ipHash = NULL WHERE actorID = ?", arguments: [userID])
+            // The storyteller's children, drawings, stories, chapters and links of the user as a
+            // parent. Their drawings' blobs are the caller's (`StorytellerStore.drawingHashes`).
+            let storyteller = try Self.removeStorytellerRows(parentID: userID, db)
             try cipher.shred(scope: .user(userID), db: db)
 
             // The user's own address is theirs to erase too; an admin's stays, for accountability.
@@ -57,6 +60,8 @@ extension SQLiteChatStore {
                                        "archivedMessages": .int(counts.archivedMessages), "turns": .int(counts.turns),
                                        "profiles": .int(counts.profiles),
                                        "auditEntries": .int(counts.auditEntries), "verdicts": .int(counts.verdicts),
+                                       "children": .int(storyteller.children), "drawings": .int(storyteller.drawings),
+                                       "bedtimeStories": .int(storyteller.stories), "chapters": .int(storyteller.chapters),
                                    ]))
             // The record of the erasure holds counts only, and must outlive the user's key.
             try entry.insert(sealedBy: cipher, scope: .service, db)
