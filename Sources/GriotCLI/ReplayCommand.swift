@@ -53,7 +53,7 @@ struct ReplayCommand: AsyncParsableCommand {
     func run() async throws {
         var configuration = try options.configuration()
         if let provider { configuration.provider = provider }
-        let engine = try await ChatEngine.open(archive: try options.openArchive(), configuration: configuration)
+        let engine = try await ChatEngine.open(archive: try options.openArchive(), configuration: configuration, assistants: .served)
         let results: [ReplayResult]
         do {
             // The replay's audit entry names who ran it: over HTTP the caller, here the

@@ -82,6 +82,14 @@ public protocol OfflineComposer: Sendable {
     var modelName: String { get }
     /// The whole reply for a request; `request.grounding` holds the question and the passages.
     func compose(_ request: ChatRequest) -> String
+    /// The reply as the offline responder asks for it, lending the sentence embedder it scores
+    /// with (the archive's MiniLM, or none): a composer that ranks sentences by meaning ranks them
+    /// as the responder was configured to. By default the embedder is not used.
+    func compose(_ request: ChatRequest, embedding embed: (@Sendable ([String]) -> [[Float]])?) -> String
+}
+
+extension OfflineComposer {
+    public func compose(_ request: ChatRequest, embedding embed: (@Sendable ([String]) -> [[Float]])?) -> String { compose(request) }
 }
 
 /// How a model's raw reply becomes what a user reads: a JSON reply validated against a schema,

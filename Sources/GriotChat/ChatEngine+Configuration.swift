@@ -9,10 +9,11 @@ extension ChatEngine {
     /// The engine as configured: prompts from the configured folder (checked at once), the
     /// provider chosen by `GriotConfiguration.provider`, exact BPE token counts, and the safety
     /// stages' tools (a remote moderation endpoint when `GRIOT_MODERATION_URL` is set).
-    /// `chats` defaults to the archive's own database; an eval passes a scratch one.
+    /// `chats` defaults to the archive's own database; an eval passes a scratch one. `assistants`:
+    /// what each assistant declares (Ask the Griot and the coach unless more are added).
     public static func open(archive: StoryArchive, configuration: GriotConfiguration,
                             environment: [String: String] = ProcessInfo.processInfo.environment,
-                            chats: (any ChatStore)? = nil) async throws -> ChatEngine {
+                            chats: (any ChatStore)? = nil, assistants: AssistantCatalog = .builtIn) async throws -> ChatEngine {
         guard let promptsPath = configuration.promptsPath else {
             throw ConfigurationError("the prompts folder (prompts/ of the checkout) was not found; run griot from the checkout or set GRIOT_PROMPTS")
         }
@@ -24,7 +25,7 @@ extension ChatEngine {
                                               embedder: archive.embedder)
         return ChatEngine(archive: archive, chats: chats, prompts: prompts,
                           provider: provider, counters: .bytePair, breakers: breakers,
-                          safety: .standard(embedder: archive.embedder, environment: environment))
+                          safety: .standard(embedder: archive.embedder, environment: environment), assistants: assistants)
     }
 
     /// `auto` picks the OpenAI-compatible provider when a key or a base URL is configured; a

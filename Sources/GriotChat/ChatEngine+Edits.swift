@@ -72,7 +72,7 @@ extension ChatEngine {
                                  verdicts: screening.verdicts, moderationCategory: category)
         case .allow, .crisis:
             let crisis = screening.decision == .crisis
-                ? try await gate.crisisReply(assistant: thread.assistant, userID: thread.userID, userName: nil, selfHarm: screening.moderation.selfHarm)
+                ? try await gate.crisisReply(assistant: assistants.declaration(for: thread.assistant), userID: thread.userID, userName: nil, selfHarm: screening.moderation.selfHarm)
                 : nil
             let decision: SafetyDecision = crisis == nil ? .allow : .route
             let edited = try await chats.editMessage(id: id, content: content, ifMatch: ifMatch, by: actorID,

@@ -47,6 +47,9 @@ public struct TurnRequest: Sendable, Hashable {
     public var stop: [String] = []
     /// The end user a service calls for (OpenAI's `user`): logged, and passed to the upstream model.
     public var endUser: String?
+    /// What an assistant's own routes pass to its turns, by name, for its `PassageSource` to read
+    /// (the storyteller's `child_id` and `drawing_ids`). Not stored; the snapshot keeps what was retrieved.
+    public var assistantInput: [String: String] = [:]
 
     public init(assistant: String = "griot", message: String, viewer: Viewer, threadID: String? = nil, courseID: String? = nil,
                 role: String? = nil, userName: String? = nil, promptLabel: String = "production", voice: Bool = false) {
@@ -68,7 +71,8 @@ public struct ChatError: Error, Sendable, Hashable, CustomStringConvertible {
     public var kind: Kind
     public var description: String
 
-    init(_ kind: Kind, _ description: String) {
+    /// `description` says what to do instead; an assistant's `PassageSource` throws these too.
+    public init(_ kind: Kind, _ description: String) {
         self.kind = kind
         self.description = description
     }
@@ -98,6 +102,8 @@ public final class ChatEngine: Sendable {
     public let checkpoints: ReplyCheckpoints
     /// Embeds the questions of turns waiting for the lane together; nil without the model.
     let queryEmbeddings: QueryEmbeddingBatcher?
+    /// What each assistant declares (display name, retrieval, offline answer, reply format and check).
+    public let assistants: AssistantCatalog
     /// The prompt labels promotions moved in the database, which win over releases.yaml.
     public let labels = PromptLabels()
     let detector = LanguageDetector()
@@ -110,8 +116,9 @@ public final class ChatEngine: Sendable {
 
     public init(archive: StoryArchive, chats: any ChatStore, prompts: PromptRegistry, provider: any ChatProvider, counters: TokenCounters,
                 breakers: CircuitBreakerRegistry = CircuitBreakerRegistry(), preparation: PreparationLane = .shared,
-                safety: SafetyTools? = nil, now: @escaping @Sendable () -> Date = Date.init) {
+                safety: SafetyTools? = nil, assistants: AssistantCatalog = .builtIn, now: @escaping @Sendable () -> Date = Date.init) {
         self.safety = safety ?? SafetyTools(embed: SafetyTools.embedding(archive.embedder))
+        self.assistants = assistants
         self.breakers = breakers
         self.preparation = preparation
         self.archive = archive
@@ -175,9 +182,12 @@ public final class ChatEngine: Sendable {
                                                inputMode: request.voice ? "voice" : nil)
         let reply = try await chats.appendMessage(threadID: thread.id, role: .assistant, content: "", status: .streaming, turnID: turnID, now: now())
 
+        let assistant = assistants.declaration(for: request.assistant)
         let plan = TurnPlan(
             turnID: turnID, thread: thread, userMessage: question, replyMessage: reply, request: request, role: role,
-            template: template, command: command, question: command != nil ? parsed!.rest : message,
+            template: template, assistant: assistant,
+            // A provider that reads no instructions (the offline responder) answers with the assistant's composer.
+            composer: provider.readsInstructions ? nil : assistant.offline, command: command, question: command != nil ? parsed!.rest : message,
             language: language, languageGuess: guess, history: history.filter { $0.id != question.id && $0.id != reply.id })
         return ChatTurn(plan: plan, pipeline: TurnPipeline(engine: self))
     }
@@ -192,6 +202,11 @@ struct TurnPlan: Sendable {
     var request: TurnRequest
     var role: String?
     var template: PromptTemplate
+    /// What the assistant declares; the pipeline reads its particulars here, never by its id.
+    var assistant: AssistantDeclaration
+    /// Writes the reply in place of the provider's own answer: the assistant's offline composer,
+    /// when the provider is the offline responder.
+    var composer: (any OfflineComposer)?
     var command: SlashCommand?
     /// The question without its slash command.
     var question: String

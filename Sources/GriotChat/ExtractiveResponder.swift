@@ -23,7 +23,7 @@ public struct ExtractiveResponder: ChatProvider {
     private let analyzer = TextAnalyzer()
     /// The sentence embedder (MiniLM, the one retrieval uses), batched; without it sentences are
     /// scored by their words alone.
-    private let embed: (@Sendable ([String]) -> [[Float]])?
+    let embed: (@Sendable ([String]) -> [[Float]])?
 
     /// - Parameter embed: embeds texts as unit vectors; pass the archive's embedder so that a
     ///   paraphrased question still finds the sentence that answers it.
@@ -37,11 +37,19 @@ public struct ExtractiveResponder: ChatProvider {
         ExtractiveResponder(embed: SafetyTools.embedding(embedder))
     }
 
+    /// The reply of the composer the turn bound (`OfflineComposition.composer`), else the archive's answer.
     public func stream(_ request: ChatRequest) -> AsyncThrowingStream<ProviderEvent, any Error> {
-        let text = compose(request)
+        stream(request, composedBy: OfflineComposition.composer)
+    }
+
+    /// `composer`'s reply (given this responder's sentence embedder), or without one the
+    /// archive's answer, streamed as a model's would be under the composer's model name.
+    public func stream(_ request: ChatRequest, composedBy composer: (any OfflineComposer)?) -> AsyncThrowingStream<ProviderEvent, any Error> {
+        let text = composer?.compose(request, embedding: embed) ?? compose(request)
+        let model = composer?.modelName ?? Self.model
         return AsyncThrowingStream { continuation in
             let task = Task {
-                continuation.yield(.model(Self.model))
+                continuation.yield(.model(model))
                 // Word by word, as a model would stream, so that stop and delta grouping behave alike.
                 var piece = ""
                 for character in text {
@@ -63,7 +71,8 @@ public struct ExtractiveResponder: ChatProvider {
 
     // MARK: Composing
 
-    /// The whole reply for a request.
+    /// The whole reply for a request, from the archive's passages (Ask the Griot's answer; an
+    /// assistant with its own `OfflineComposer` is answered by that, see `stream(_:composedBy:)`).
     public func compose(_ request: ChatRequest) -> String {
         let grounding = request.grounding
         let question = grounding.question
@@ -74,15 +83,11 @@ public struct ExtractiveResponder: ChatProvider {
                                       embed: grounding.command == nil || grounding.command == "summary" ? embed : nil)
         let relevant = relevantPassages(question: question, passages: grounding.passages, evidence: evidence, language: grounding.language)
         var reply: String
-        switch (grounding.command, grounding.assistant == "coach") {
-        case ("summary", true): reply = coachSummary(request.messages)
-        case ("resources", true): reply = coachResources()
-        case ("quiz", true): reply = coachQuiz(question)
-        case (_, true) where relevant.isEmpty: reply = coachReflection(question)
-        case ("quiz", false) where !relevant.isEmpty: reply = quiz(sentences.filter { relevant.contains($0.passage.number) }, question: question)
-        case ("resources", false) where !relevant.isEmpty: reply = resources(grounding.passages.filter { relevant.contains($0.number) })
-        case (_, _) where relevant.isEmpty: reply = noContent(question: question, passages: grounding.passages)
-        case (_, _) where !Self.collection(grounding.passages.filter { relevant.contains($0.number) }).isArchive:
+        switch grounding.command {
+        case "quiz" where !relevant.isEmpty: reply = quiz(sentences.filter { relevant.contains($0.passage.number) }, question: question)
+        case "resources" where !relevant.isEmpty: reply = resources(grounding.passages.filter { relevant.contains($0.number) })
+        case _ where relevant.isEmpty: reply = noContent(question: question, passages: grounding.passages)
+        case _ where !Self.collection(grounding.passages.filter { relevant.contains($0.number) }).isArchive:
             reply = familyAnswer(question: question, sentences: sentences.filter { relevant.contains($0.passage.number) },
                                  passages: grounding.passages.filter { relevant.contains($0.number) }, summary: grounding.command == "summary",
                                  loose: Self.matchesLoosely(grounding.language))
@@ -710,44 +715,6 @@ public struct ExtractiveResponder: ChatProvider {
         return lines.joined(separator: "\n")
     }
 
-    // MARK: The coach
-
-    private func coachReflection(_ message: String) -> String {
-        let first = Self.firstSentence(message)
-        let reflected = Self.reflect(first)
-        return """
-            It sounds like \(reflected). Thank you for putting that into words.
-
-            What would be one small step you could take on this before your next session? If it helps, bring what you notice this week to your coach.
-            """
-    }
-
-    private func coachSummary(_ messages: [ChatMessage]) -> String {
-        let said = messages.filter { $0.role == .user }.map(\.content).filter { SlashCommand.parse($0) == nil }.suffix(5)
-        guard !said.isEmpty else { return "There is nothing to summarise yet: this conversation has just begun. What would you like to work on?" }
-        return (["Here is what you have brought up so far:"] + said.map { "- " + Self.firstSentence($0) }
-                + ["Which of these would you like to take to your next session?"]).joined(separator: "\n")
-    }
-
-    private func coachResources() -> String {
-        """
-        Three exercises that often help between sessions:
-        - A two-minute check-in each evening: what went well, what was hard, what you learned.
-        - Writing down one small next step and when you will take it, where you will see it.
-        - Noticing one moment this week when you felt most like yourself, and what made it so.
-        Your coach can suggest readings that fit your course.
-        """
-    }
-
-    private func coachQuiz(_ message: String) -> String {
-        """
-        Here is a short self-check; answer one at a time.
-        1. What has changed for you since the start of this course?
-        2. What is one thing you are doing differently this week?
-        3. What would you like your coach to know before your next session?
-        """
-    }
-
     // MARK: Words and names
 
     /// People named in the question by a given name or nickname (a surname alone names a family,
@@ -878,26 +845,6 @@ public struct ExtractiveResponder: ChatProvider {
             word.count >= 3 && word.first?.isUppercase == true && word.dropFirst().allSatisfy({ $0.isLowercase })
                 && !titles.contains(word.lowercased()) && !placeWords.contains(word.lowercased())
         }
-    }
-
-    static func firstSentence(_ text: String) -> String {
-        let scalars = Array(text.unicodeScalars)
-        guard let span = SentenceSplitter.sentences(in: scalars).first else { return text }
-        return String(String.UnicodeScalarView(scalars[span.start..<span.end])).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// "I feel stuck with my routine." → "you feel stuck with your routine"
-    static func reflect(_ sentence: String) -> String {
-        let swaps = ["i": "you", "i'm": "you're", "i’m": "you’re", "i've": "you've", "i’ve": "you’ve", "i'd": "you'd", "i'll": "you'll",
-                     "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "am": "are", "was": "were", "we": "you", "our": "your", "us": "you"]
-        let trimmed = sentence.trimmingCharacters(in: CharacterSet(charactersIn: ".!?").union(.whitespaces))
-        let words = trimmed.split(separator: " ").map { word -> String in
-            let bare = word.lowercased().trimmingCharacters(in: .punctuationCharacters)
-            return swaps[bare] ?? String(word)
-        }
-        let text = words.joined(separator: " ")
-        guard let first = text.first else { return "a lot is on your mind" }
-        return first.lowercased() + text.dropFirst()
     }
 
     static func uniqueOrdered(_ items: [String]) -> [String] {

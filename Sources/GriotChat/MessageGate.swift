@@ -90,7 +90,7 @@ public struct MessageGate: Sendable {
     /// The crisis template as the reply to `userID`'s message in an `assistant` thread, and the
     /// flag a coaching UI uses to bring in a coach. Never improvised: without a production
     /// crisis template this throws, and the caller says so.
-    func crisisReply(assistant: String, userID: String, userName: String?, selfHarm: Double?) async throws -> CrisisReply {
+    func crisisReply(assistant: AssistantDeclaration, userID: String, userName: String?, selfHarm: Double?) async throws -> CrisisReply {
         guard let template = try? await engine.template(for: Self.crisisTemplate, label: "production") else {
             throw TurnStageFailure(code: "crisis_template_missing",
                                    message: "This message needs the crisis reply, but prompts/\(Self.crisisTemplate) has no production version; publish one.")
@@ -98,7 +98,7 @@ public struct MessageGate: Sendable {
         let profile = try? await engine.chats.profile(userID: userID)
         let text = try template.systemPrompt(role: nil, command: nil, values: [
             "user_name": userName ?? profile?.displayName ?? "",
-            "assistant_name": assistant == "griot" ? "the Griot" : "the SelfFull coach",
+            "assistant_name": assistant.displayName,
         ])
         let flag = SafetyFlag(kind: .crisis, message: "This message may be about self-harm; the crisis resources were sent instead of an answer. A coach should follow up.",
                               score: selfHarm, escalate: true)

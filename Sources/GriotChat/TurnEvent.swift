@@ -121,6 +121,8 @@ public struct SafetyFlag: Sendable, Hashable, Codable {
         /// Lines of the reply that recited the assistant's instructions or copied its sources
         /// block (a passage's text, header or fence) instead of answering were left out.
         case promptEcho = "prompt_echo"
+        /// The assistant's own check of the reply (`ReplyCheck`, in place of groundedness) found a problem.
+        case replyCheck = "reply_check"
     }
 
     /// The kinds' names, for messages: "crisis, pii_masked, ...".

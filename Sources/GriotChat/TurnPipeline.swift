@@ -15,7 +15,8 @@ import Tracing
 ///
 /// 0. `screen`: input moderation. A toxic message is blocked (nothing reaches the model); a
 ///    message about self-harm gets the crisis template and a flag instead of a model's answer
-/// 1. `retrieve`: passages the viewer may see, by the assistant's retrieval settings
+/// 1. `retrieve`: the passages the assistant declares (`AssistantRetrieval`): none, the stories the
+///    viewer may see by its prompt's retrieval settings, or its own source's (with images)
 /// 2. `assemble`: system prompt, instructions, profile, course, passages and history under the budget
 ///    (these two run on the engine's `PreparationLane`, so that a burst of new chats does not hold
 ///    up the replies already streaming)
@@ -23,10 +24,15 @@ import Tracing
 ///    stage always; output moderation, PII scrubbing when those stages are on), each cited sentence checked against
 ///    the passage it cites before it is sent (`CitationFinder`), regrouped into deltas of about
 ///    20 tokens (the first text at once), with citations whose quotes are masked like the reply
-/// 4. `review`: groundedness of the whole answer (as the model wrote it, before masking) and
-///    copyright similarity, as flags
+/// 4. `review`: groundedness of the whole answer (as the model wrote it, before masking), or the
+///    assistant's own `ReplyCheck` in its place, and copyright similarity, as flags
 /// 5. `finish`: the reply, its turn snapshot and the stages' verdicts stored, with how it ended
 ///    (complete, stopped, failed, blocked)
+///
+/// What the assistant is (its display name, retrieval, offline composer, reply format and check)
+/// is read from its `AssistantDeclaration` in the plan; no assistant is named here. Offline, its
+/// composer writes the reply; a reply format has the model's whole reply rendered before any of
+/// it is shown (`FormattedReply`).
 ///
 /// Which safety stages run is the assistant's choice, in its prompt's front matter; the echo stage
 /// (`PromptEcho`) is not a choice: no assistant wants its instructions recited or its sources
@@ -58,7 +64,7 @@ struct TurnPipeline: Sendable {
     private func run(_ plan: TurnPlan, emit: TurnEmitter, span: any Span) async {
         var state = TurnState(plan: plan, started: Date())
         let provider = engine.provider
-        state.model = plan.request.model ?? plan.template.model.model ?? provider.defaultModel
+        state.model = plan.composer?.modelName ?? plan.request.model ?? plan.template.model.model ?? provider.defaultModel
         state.indexVersion = try? await engine.archive.indexVersion()
         emit.yield(.meta(TurnMeta(
             turnID: plan.turnID, threadID: plan.thread.id, userMessageID: plan.userMessage.id, assistantMessageID: plan.replyMessage.id,
@@ -100,6 +106,9 @@ struct TurnPipeline: Sendable {
             state.fail(code: error.code, message: error.message)
         } catch let error as ContextOverflow {
             state.fail(code: "message_too_long", message: error.description)
+        } catch let error as ChatError {
+            // An assistant's passage source refused the request (a drawing that is not the asker's).
+            state.fail(code: error.kind == .notFound ? "not_found" : "invalid_request", message: error.description)
         } catch let error as ProviderError {
             // The upstream's own words (a 401's body can hold a key and an internal host) go to
             // the log, redacted; the client gets ours and the id to quote.
@@ -165,18 +174,24 @@ struct TurnPipeline: Sendable {
         let before = state
         let turn = ServiceContext.current ?? .topLevel
         let retrieving = Traced.start("retrieve", context: turn)
-        let (searcher, course, profile) = try await Traced.continuing(retrieving, ending: false) { _ in
+        let (searcher, course, profile, sourced) = try await Traced.continuing(retrieving, ending: false) { _ in
             let searcher = try await engine.archive.searcher()
             let course = try await plan.request.courseID.asyncFlatMap { try await engine.chats.course(id: $0) }
             let profile = try await engine.chats.profile(userID: plan.thread.userID)
+            // An assistant's own source may read a database or files: here, not on the lane.
+            var sourced: SourcedContext?
+            if case .source(let source) = plan.assistant.retrieval {
+                sourced = try await source.passages(for: plan.request)
+                try Task.checkCancellation()
+            }
             // The question's vector, made with the other waiting turns' in one encoder pass; the
             // search below finds it ready.
-            if let batcher = engine.queryEmbeddings, plan.template.retrieval.k > 0, plan.template.retrieval.mode != "bm25",
-               plan.request.pinnedPassages == nil, case let query = Self.retrievalQuery(plan), !query.isEmpty {
+            if let batcher = engine.queryEmbeddings, case .stories = plan.assistant.retrieval, plan.template.retrieval.k > 0,
+               plan.template.retrieval.mode != "bm25", plan.request.pinnedPassages == nil, case let query = Self.retrievalQuery(plan), !query.isEmpty {
                 await batcher.embed(query)
                 try Task.checkCancellation()
             }
-            return (searcher, course, profile)
+            return (searcher, course, profile, sourced)
         }
         // The lane's threads see neither the turn's span nor a tracer bound to the turn's task.
         let tracer = InstrumentationSystem.tracer
@@ -184,13 +199,14 @@ struct TurnPipeline: Sendable {
             var state = before
             let outcome = withTracer(tracer) { Result { () throws -> ([CitationFinder.Source], AssembledContext) in
                 let sources = try Traced.continuing(retrieving, ending: true) { span in
-                    let sources = try retrieve(plan, searcher: searcher, state: &state)
+                    let sources = try retrieve(plan, searcher: searcher, sourced: sourced, state: &state)
                     span.attributes[TraceAttribute.passages] = sources.count
                     Traced.note("retrieve:\(sources.count) passages")
                     return sources
                 }
                 let context = try Traced.span("assemble", context: turn) { span in
-                    let context = try assemble(plan, sources: sources, course: course, profile: profile, state: &state)
+                    let context = try assemble(plan, sources: sources, images: sourced?.images ?? [], course: course, profile: profile,
+                                               state: &state)
                     span.attributes[TraceAttribute.promptTokens] = context.ledger.promptTokens
                     span.attributes[TraceAttribute.droppedParts] = context.ledger.dropped.count
                     Traced.note("assemble:\(context.ledger.promptTokens) tokens")
@@ -204,7 +220,12 @@ struct TurnPipeline: Sendable {
         return try outcome.get()
     }
 
-    private func retrieve(_ plan: TurnPlan, searcher: ArchiveSearcher, state: inout TurnState) throws -> [CitationFinder.Source] {
+    private func retrieve(_ plan: TurnPlan, searcher: ArchiveSearcher, sourced: SourcedContext?, state: inout TurnState) throws -> [CitationFinder.Source] {
+        switch plan.assistant.retrieval {
+        case .none: return []
+        case .source: return sourced.map { Self.sources($0, state: &state) } ?? []
+        case .stories: break
+        }
         let policy = plan.template.retrieval
         guard policy.k > 0 else { return [] }
         let query = Self.retrievalQuery(plan)
@@ -245,6 +266,26 @@ struct TurnPipeline: Sendable {
         state.retrieval = "\(policy.mode) k=\(policy.k) fusion=\(settings.fusion)" + (plan.request.pinnedPassages != nil ? " pinned" : "")
         return sources
     }
+
+    /// An assistant's own passages as the turn's numbered sources, in the order its source gave
+    /// them: cited, checked and recorded in the snapshot as story passages are.
+    static func sources(_ sourced: SourcedContext, state: inout TurnState) -> [CitationFinder.Source] {
+        var sources: [CitationFinder.Source] = []
+        for (index, given) in sourced.passages.enumerated() {
+            var grounding = given
+            grounding.number = index + 1
+            let passage = Passage(id: grounding.passageID, storyID: grounding.storyID, ordinal: index, text: grounding.text, speaker: grounding.speaker,
+                                  startSeconds: grounding.startSeconds, startOffset: 0, endOffset: grounding.text.unicodeScalars.count)
+            sources.append(CitationFinder.Source(grounding: grounding, passage: passage, interviewee: grounding.interviewees.first,
+                                                 sourceType: Self.sourcedType))
+            state.retrieved.append(TurnSnapshot.RetrievedPassage(number: index + 1, storyID: grounding.storyID, passageID: grounding.passageID, score: 0))
+        }
+        state.retrieval = sourced.description
+        return sources
+    }
+
+    /// The `source_type` of a citation of an assistant's own passage (a story's is `story` or `archive`).
+    static let sourcedType = "source"
 
     /// What the turn searches for: the question, or for "/summary" alone what the thread was
     /// last about.
@@ -299,11 +340,11 @@ struct TurnPipeline: Sendable {
         return SearchOutcome(results: chosen, spellingExpansions: wide.spellingExpansions)
     }
 
-    private func assemble(_ plan: TurnPlan, sources: [CitationFinder.Source], course: CourseRecord?, profile: ProfileRecord?,
+    private func assemble(_ plan: TurnPlan, sources: [CitationFinder.Source], images: [String], course: CourseRecord?, profile: ProfileRecord?,
                           state: inout TurnState) throws -> AssembledContext {
         let families = plan.request.viewer.familyGroupIDs.sorted().map(Self.familyName)
         let values = [
-            "assistant_name": plan.template.assistant == "griot" ? "the Griot" : "the SelfFull coach",
+            "assistant_name": plan.assistant.displayName,
             "today": ISO8601DateFormatter.string(from: engine.now(), timeZone: .current, formatOptions: [.withFullDate]),
             "user_name": plan.request.userName ?? profile?.displayName ?? "a family member",
             "role": plan.role ?? "",
@@ -323,7 +364,9 @@ struct TurnPipeline: Sendable {
             courseMetadata: course.map { [$0.title, $0.summary].filter { !$0.isEmpty }.joined(separator: "\n") } ?? "",
             passages: sources.map(\.grounding), history: history, question: question)
         let counter = try engine.counters.counter(for: plan.template.model.encoding)
-        let context = try ContextAssembler(counter: counter, budget: plan.template.budget).assemble(parts)
+        var context = try ContextAssembler(counter: counter, budget: plan.template.budget).assemble(parts)
+        // The source's images are shown with the user's message, the last one.
+        if !images.isEmpty, let question = context.messages.indices.last { context.messages[question].images = images }
         state.ledger = context.ledger
         state.systemPrompt = system
         state.instructions = parts.customInstructions
@@ -361,7 +404,7 @@ struct TurnPipeline: Sendable {
             // the model's tokens still reach the regrouping in the task that reads them.
             try await withThrowingTaskGroup(of: Void.self) { [provider = engine.provider] group in
                 group.addTask { [model = state.model, prompt = context.ledger.promptTokens] in
-                    try await provider.generateTraced(request, model: model, into: regrouping.receive) {
+                    try await reply(plan, request: request, from: provider, model: model, into: regrouping) {
                         TokenUsage(promptTokens: prompt, completionTokens: counter.count(regrouping.state.modelText))
                     }
                 }
@@ -371,6 +414,41 @@ struct TurnPipeline: Sendable {
         } catch is CancellationError where regrouping.isTruncated && !Task.isCancelled {
             // The reply ran past its token limit and its reading was stopped (not the turn): what
             // came within the limit is the reply, flagged as cut off.
+        }
+    }
+
+    /// The reply's events into the regrouping, from whichever writes it: offline, the assistant's
+    /// composer (bound around the offline responder's call, see `OfflineComposition`); for an
+    /// assistant with a reply format, the model's whole reply rendered (`FormattedReply`); else the
+    /// model's stream as it comes. An assistant that falls back when the model is down (breaker
+    /// open, retries spent) has its composer answer when the model failed before any text.
+    private func reply(_ plan: TurnPlan, request: ChatRequest, from provider: any ChatProvider, model: String, into regrouping: DeltaRegrouping,
+                       countedUsage: @escaping @Sendable () -> TokenUsage?) async throws {
+        if let composer = plan.composer {
+            try await OfflineComposition.$composer.withValue(composer) {
+                try await provider.generateTraced(request, model: model, into: regrouping.receive, countedUsage: countedUsage)
+            }
+            return
+        }
+        do {
+            if let format = plan.assistant.replyFormat {
+                let recording = try await FormattedReply(format: format, provider: provider)
+                    .generate(request, model: model, into: regrouping.receive, countedUsage: countedUsage)
+                regrouping.record(recording)
+            } else {
+                try await provider.generateTraced(request, model: model, into: regrouping.receive, countedUsage: countedUsage)
+            }
+        } catch let error as ProviderError where plan.assistant.fallsBackWhenDown && plan.assistant.offline != nil && regrouping.state.modelText.isEmpty {
+            let composer = plan.assistant.offline!
+            Self.log.warning("model unavailable; the assistant's offline composer answers", metadata: [
+                "turn_id": .string(plan.turnID), "provider": .string(provider.name), "composer": .string(composer.modelName),
+                "detail": .string(error.redactedDescription),
+            ])
+            let offline = ExtractiveResponder()
+            regrouping.fallBack(model: composer.modelName, recording: RecordedReply(recording: request, provider: offline.name))
+            try await OfflineComposition.$composer.withValue(composer) {
+                try await offline.generateTraced(request, model: composer.modelName, into: regrouping.receive, countedUsage: countedUsage)
+            }
         }
     }
 
@@ -434,7 +512,7 @@ struct TurnPipeline: Sendable {
             return .blocked
         case .crisis:
             // Never improvise here: without the template the turn fails and says so.
-            return .crisis(try await gate.crisisReply(assistant: plan.template.assistant, userID: plan.thread.userID, userName: plan.request.userName,
+            return .crisis(try await gate.crisisReply(assistant: plan.assistant, userID: plan.thread.userID, userName: plan.request.userName,
                                                 selfHarm: screening.moderation.selfHarm))
         }
     }
@@ -492,7 +570,8 @@ struct TurnPipeline: Sendable {
         // no one reads. Copyright judges what the user received.
         let written = state.answerText ?? (state.modelText.isEmpty ? text : state.modelText)
         let unsupportedClaims = state.unsupportedClaims
-        guard !text.isEmpty, stages.contains(.groundedness) || stages.contains(.copyright) else { return }
+        let check = plan.assistant.replyCheck
+        guard !text.isEmpty, check != nil || stages.contains(.groundedness) || stages.contains(.copyright) else { return }
         let passages = context.passages.map(\.text)
         let described = context.passages.map { passage in
             ([passage.storyTitle, (passage.interviewees + passage.people).joined(separator: ", "), passage.places.joined(separator: ", ")]
@@ -501,12 +580,25 @@ struct TurnPipeline: Sendable {
         let question = plan.question
         // An assistant that retrieves nothing (the coach) has no passages to be grounded in; a
         // retrieving one that found nothing is judged against nothing, and flagged if it claims.
-        let retrieves = plan.template.retrieval.k > 0
-        let grounding = stages.contains(.groundedness) && retrieves ? GroundednessStage(scorer: engine.safety.groundedness) : nil
+        // An assistant's own check replaces groundedness for it.
+        let retrieves = switch plan.assistant.retrieval {
+        case .none: false
+        case .stories: plan.template.retrieval.k > 0
+        case .source: true
+        }
+        let grounding = check == nil && stages.contains(.groundedness) && retrieves ? GroundednessStage(scorer: engine.safety.groundedness) : nil
         let copying = stages.contains(.copyright) ? CopyrightStage(check: engine.safety.copyright) : nil
-        let (grounded, copied) = try await engine.preparation.run {
+        let given = Grounding(assistant: plan.template.assistant, question: question, passages: context.passages,
+                              command: plan.command?.rawValue, language: plan.language)
+        let (grounded, copied, problem) = try await engine.preparation.run {
             (grounding?.review(answer: written, passages: described, question: question, unsupportedClaims: unsupportedClaims),
-             copying?.review(answer: text, passages: passages, skipping: Set(context.passages.indices.filter { publicDomain.contains(context.passages[$0].number) })))
+             copying?.review(answer: text, passages: passages, skipping: Set(context.passages.indices.filter { publicDomain.contains(context.passages[$0].number) })),
+             check.map { $0.problem(in: written, grounding: given) })
+        }
+        if let checked = problem {
+            state.record(SafetyVerdict(stage: "reply_check", score: checked == nil ? 1 : 0, decision: checked == nil ? .allow : .flag,
+                                       reason: checked ?? "the reply passed the assistant's check"), messageID: plan.replyMessage.id)
+            if let checked { state.raise(SafetyFlag(kind: .replyCheck, message: checked), emit: emit) }
         }
         if let grounded {
             state.groundedness = grounded.score
@@ -778,6 +870,22 @@ final class DeltaRegrouping: Sendable {
             end = text.unicodeScalars.index(after: end)
         }
         return String(text.unicodeScalars[..<end])
+    }
+
+    /// The reply's recording in place of the one kept so far: a formatted reply keeps the
+    /// model's raw reply, not the rendered text the regrouping was given.
+    func record(_ recording: RecordedReply) {
+        progress.withLock { $0.state.recording = recording }
+    }
+
+    /// The model failed before any text and the assistant's offline composer answers instead:
+    /// the turn is recorded as the composer's, under its model name.
+    func fallBack(model: String, recording: RecordedReply) {
+        progress.withLock { progress in
+            progress.state.model = model
+            progress.state.upstreamModel = nil
+            progress.state.recording = recording
+        }
     }
 
     /// The provider's reply ended normally: its recording may be played back.

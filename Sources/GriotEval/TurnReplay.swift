@@ -115,7 +115,7 @@ public struct TurnReplayer: Sendable {
             let cassette = options.cassette ? CassetteProvider(recordings: original.recording.map { [$0] } ?? [], live: live) : nil
             let replaying = ChatEngine(archive: engine.archive, chats: scratch, prompts: engine.prompts, provider: cassette ?? live,
                                        counters: engine.counters, breakers: engine.breakers, preparation: engine.preparation,
-                                       safety: engine.safety, now: { [started = turn.startedAt] in started })
+                                       safety: engine.safety, assistants: engine.assistants, now: { [started = turn.startedAt] in started })
             var request = TurnRequest(
                 assistant: turn.assistant, message: question,
                 viewer: Viewer(userID: original.viewerUser ?? thread.userID, familyGroupIDs: Set(original.viewerFamilies ?? [])),

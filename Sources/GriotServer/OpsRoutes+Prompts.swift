@@ -159,7 +159,7 @@ extension OpsRoutes {
     private func evalBench(folder: URL) throws -> EvalBench {
         EvalBench(configuration: try configuration ?? GriotConfiguration.load(), embedder: engine.archive.embedder, makeEngine: { [engine] archive, _ in
             ChatEngine(archive: archive, chats: try Storage.inMemory().chats, prompts: try PromptRegistry.load(folder: folder),
-                       provider: engine.provider, counters: engine.counters, safety: engine.safety)
+                       provider: engine.provider, counters: engine.counters, safety: engine.safety, assistants: engine.assistants)
         })
     }
 
