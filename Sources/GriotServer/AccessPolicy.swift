@@ -33,32 +33,33 @@ struct AccessPolicy: Sendable {
         }
     }
 
-    /// "METHOD /path" (the router's form, `{id}` for a parameter) → who may call it, and its cost.
-    static let rules: [String: Row] = [
+    /// "METHOD /path" (the router's form, `{id}` for a parameter) → who may call it, and its cost:
+    /// the service's own rows and every assistant's (`AssistantRoutes.accessRows`), assembled once.
+    static let rules: [String: Row] = assembled(core: coreRows, assistants: GriotService.assistantRoutes)
+
+    /// One table of `core` and each assistant's rows; a route with two rows is a programming error.
+    static func assembled(core: [String: Row], assistants: [any AssistantRoutes.Type]) -> [String: Row] {
+        var rules = core
+        for routes in assistants {
+            for (route, row) in routes.accessRows {
+                precondition(rules[route] == nil, "\(route) has two rows in AccessPolicy.rules (one from \(routes))")
+                rules[route] = row
+            }
+        }
+        return rules
+    }
+
+    /// The rows of the routes no assistant owns: probes, stories, users, operators, keys, `/v1`.
+    static let coreRows: [String: Row] = [
         "GET /healthz": .init(.anyone, .probe),
         "GET /readyz": .init(.anyone, .probe),
         "GET /metrics": .init(.anyone, .probe),
         "GET /openapi.yaml": .init(.anyone, .probe),
 
-        "POST /api/griot/chat": .init(.signedIn, .chat),
-        "POST /api/griot/chat/stream": .init(.signedIn, .chat),
-        "GET /api/griot/sessions": .init(.signedIn, .read),
-        "GET /api/griot/sessions/{id}": .init(.threadOwner(assistant: griot, field: "session_id", missing: "session_not_found"), .read),
-        "DELETE /api/griot/sessions/{id}": .init(.threadOwner(assistant: griot, field: "session_id", missing: "session_not_found"), .heavy),
-
         "POST /api/stories": .init(.roles([.admin], "Only an admin (or a service token with the admin role) may add stories."), .heavy),
         "DELETE /api/stories/{id}": .init(.roles([.admin], "Only an admin may delete stories."), .heavy),
         "GET /api/stories/search": .init(.signedIn, .search),
         "GET /api/stories/near": .init(.signedIn, .search),
-
-        "POST /api/coach/threads": .init(.courseMember, .read),
-        "GET /api/coach/threads/{id}/messages": .init(.threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"), .read),
-        "POST /api/coach/threads/{id}/messages": .init(.threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"), .chat),
-        "POST /api/coach/threads/{id}/stop": .init(.threadOwner(assistant: coach, field: "thread_id", missing: "thread_not_found"), .read),
-        "PUT /api/coach/courses/{id}/instructions": .init(.courseCoach, .read),
-        "GET /api/coach/threads/{id}/export": .init(.threadCourseCoach, .heavy),
-        "PATCH /api/coach/messages/{id}": .init(.messageAuthor, .heavy),
-        "DELETE /api/coach/messages/{id}": .init(.messageOwnerOrAdmin, .heavy),
 
         "DELETE /api/users/{id}": .init(.selfOrAdmin, .heavy),
         "GET /api/audit": .init(.roles([.admin], "Only admins may read the audit log."), .heavy),

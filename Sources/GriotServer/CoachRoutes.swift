@@ -6,13 +6,32 @@ import Hummingbird
 
 /// The SelfFull coaching chat: one thread per user per course, scrollback, streamed replies,
 /// stop, and the coach's custom instructions for a course.
-struct CoachRoutes: Sendable {
+struct CoachRoutes: AssistantRoutes {
     let engine: ChatEngine
     let turns: TurnRegistry
     let observer: TurnMetricsObserver
     let limiter: RateLimiter
 
     static let assistant = "coach"
+    static let group = "coach"
+
+    static let accessRows: [String: AccessPolicy.Row] = [
+        "POST /api/coach/threads": .init(.courseMember, .read),
+        "GET /api/coach/threads/{id}/messages": .init(.threadOwner(assistant: assistant, field: "thread_id", missing: "thread_not_found"), .read),
+        "POST /api/coach/threads/{id}/messages": .init(.threadOwner(assistant: assistant, field: "thread_id", missing: "thread_not_found"), .chat),
+        "POST /api/coach/threads/{id}/stop": .init(.threadOwner(assistant: assistant, field: "thread_id", missing: "thread_not_found"), .read),
+        "PUT /api/coach/courses/{id}/instructions": .init(.courseCoach, .read),
+        "GET /api/coach/threads/{id}/export": .init(.threadCourseCoach, .heavy),
+        "PATCH /api/coach/messages/{id}": .init(.messageAuthor, .heavy),
+        "DELETE /api/coach/messages/{id}": .init(.messageOwnerOrAdmin, .heavy),
+    ]
+
+    init(_ services: AssistantRouteServices) {
+        engine = services.engine
+        turns = services.turns
+        observer = services.observer
+        limiter = services.limiter
+    }
 
     func add(to router: RouterGroup<GriotRequestContext>) {
         router.post("threads", use: openThread)

@@ -8,13 +8,29 @@ import Hummingbird
 /// Ask the Griot, as the Griot and Grits mobile client calls it:
 /// `POST /api/griot/chat`, `POST /api/griot/chat/stream`, `GET /api/griot/sessions`,
 /// `GET|DELETE /api/griot/sessions/{id}`.
-struct GriotRoutes: Sendable {
+struct GriotRoutes: AssistantRoutes {
     let engine: ChatEngine
     let turns: TurnRegistry
     let observer: TurnMetricsObserver
     let limiter: RateLimiter
 
     static let assistant = "griot"
+    static let group = "griot"
+
+    static let accessRows: [String: AccessPolicy.Row] = [
+        "POST /api/griot/chat": .init(.signedIn, .chat),
+        "POST /api/griot/chat/stream": .init(.signedIn, .chat),
+        "GET /api/griot/sessions": .init(.signedIn, .read),
+        "GET /api/griot/sessions/{id}": .init(.threadOwner(assistant: assistant, field: "session_id", missing: "session_not_found"), .read),
+        "DELETE /api/griot/sessions/{id}": .init(.threadOwner(assistant: assistant, field: "session_id", missing: "session_not_found"), .heavy),
+    ]
+
+    init(_ services: AssistantRouteServices) {
+        engine = services.engine
+        turns = services.turns
+        observer = services.observer
+        limiter = services.limiter
+    }
 
     struct ChatBody: Decodable {
         var sessionID: String?

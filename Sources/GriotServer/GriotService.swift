@@ -73,9 +73,10 @@ public struct GriotService: Sendable {
         HealthRoutes(engine: engine, metrics: metrics, drain: drain, follower: follower).add(to: router)
         let observer = TurnMetricsObserver(metrics: metrics, counters: engine.counters, rollups: rollups)
         let api = router.group("api")
-        GriotRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("griot"))
+        // Each assistant's own routes, from one list (`assistantRoutes`), whose rows `AccessPolicy` holds.
+        let services = AssistantRouteServices(service: self, observer: observer)
+        for routes in Self.assistantRoutes { routes.init(services).add(to: api.group(RouterPath(routes.group))) }
         StoryRoutes(archive: engine.archive).add(to: api.group("stories"))
-        CoachRoutes(engine: engine, turns: turns, observer: observer, limiter: limiter).add(to: api.group("coach"))
         AdminRoutes(chats: engine.chats, turns: turns).add(to: api)
         OpsRoutes(engine: engine, configuration: configuration).add(to: api.group("ops"))
         DashboardRoutes(engine: engine, follower: follower, drain: drain).add(to: api.group("ops"))
