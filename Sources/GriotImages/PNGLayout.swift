@@ -28,6 +28,9 @@ struct PNGLayout {
         return UInt32(pointer[0]) << 24 | UInt32(pointer[1]) << 16 | UInt32(pointer[2]) << 8 | UInt32(pointer[3])
     }
 
+    /// Colour type → bit depths the PNG specification allows for it.
+    static let allowedBitDepths: [Int: Set<Int>] = [0: [1, 2, 4, 8, 16], 2: [8, 16], 3: [1, 2, 4, 8], 4: [8, 16], 6: [8, 16]]
+
     static let ihdr = type("IHDR"), plte = type("PLTE"), idat = type("IDAT"), iend = type("IEND")
 
     static func read(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> PNGLayout {
@@ -38,6 +41,7 @@ struct PNGLayout {
         }
         var layout = PNGLayout()
         var sawData = false
+        var sawPalette = false
         var index = signatureLength
         while true {
             guard index + 12 <= count else { throw ImageError(.truncated, iendMissing) }
@@ -62,14 +66,20 @@ struct PNGLayout {
                 guard layout.width > 0, layout.height > 0, layout.width <= 0x7FFF_FFFF, layout.height <= 0x7FFF_FFFF else {
                     throw malformed("its header gives a width or height of zero")
                 }
+                guard allowedBitDepths[layout.colorType]?.contains(layout.bitDepth) == true,
+                      bytes[dataStart + 10] == 0, bytes[dataStart + 11] == 0, bytes[dataStart + 12] <= 1 else {
+                    throw malformed("its header names colour type \(layout.colorType) at \(layout.bitDepth) bits, or an unknown method")
+                }
             } else if type == ihdr {
                 throw malformed("it has a second IHDR")
             }
             layout.chunks.append(chunk)
             if type == idat { sawData = true }
             index = chunk.range.upperBound
+            if type == plte { sawPalette = true }
             if type == iend {
                 guard sawData else { throw malformed("it ends before any image data") }
+                guard layout.colorType != 3 || sawPalette else { throw malformed("it has palette colours but no palette") }
                 layout.end = index
                 return layout
             }
