@@ -164,10 +164,12 @@ static inline boolean griot_jpeg_destination_grow(j_compress_ptr info) {
 
 static inline void griot_jpeg_destination_term(j_compress_ptr info) { (void)info; }
 
-/// Encodes packed RGB rows as a JPEG. On success returns 0 and a malloc'd buffer in `*output`
+/// Encodes packed RGB rows as a JPEG, progressive if asked, with a restart marker every
+/// `restart_rows` MCU rows if not 0. On success returns 0 and a malloc'd buffer in `*output`
 /// that the caller frees with free(); on failure returns -1 with `message` filled.
 static inline int griot_jpeg_encode_rgb(const unsigned char *rgb, unsigned width, unsigned height, int quality,
-                                 unsigned char **output, unsigned long *output_size, char *message, size_t message_size) {
+                                        int progressive, unsigned restart_rows,
+                                        unsigned char **output, unsigned long *output_size, char *message, size_t message_size) {
     struct jpeg_compress_struct info;
     struct griot_jpeg_error error;
     struct griot_jpeg_destination destination;
@@ -196,6 +198,8 @@ static inline int griot_jpeg_encode_rgb(const unsigned char *rgb, unsigned width
     jpeg_set_defaults(&info);
     jpeg_set_quality(&info, quality, TRUE);
     info.optimize_coding = TRUE;
+    info.restart_in_rows = (int)restart_rows;
+    if (progressive) jpeg_simple_progression(&info);
     jpeg_start_compress(&info, TRUE);
     while (info.next_scanline < info.image_height) {
         JSAMPROW row = (JSAMPROW)(rgb + (size_t)info.next_scanline * width * 3);

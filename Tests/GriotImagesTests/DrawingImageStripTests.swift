@@ -33,6 +33,20 @@ struct DrawingImageStripTests {
         #expect(decoded.pixels == original.pixels)
     }
 
+    @Test("Progressive scans and restart markers pass through the strip untouched")
+    func stripsProgressiveAndRestartJPEG() throws {
+        for (progressive, restartRows) in [(true, 0), (false, 1), (true, 2)] {
+            let plain = try TestImages.jpeg(width: 96, height: 80, noise: 60, progressive: progressive, restartRows: restartRows)
+            let stripped = try DrawingImage.stripMetadata(TestImages.phoneJPEG(plain))
+            #expect(!stripped.contains(TestImages.gpsText))
+            var expected = [UInt8](plain)
+            let afterAPP0 = 4 + (Int(expected[4]) << 8 | Int(expected[5]))
+            expected.insert(contentsOf: TestImages.segment(0xE2, TestImages.iccPayload), at: afterAPP0)
+            #expect(stripped == Data(expected), "progressive \(progressive), restart every \(restartRows) rows")
+            #expect(try TestImages.decode(stripped).pixels == TestImages.decode(plain).pixels)
+        }
+    }
+
     @Test("Stripping is idempotent, and a clean file comes back unchanged")
     func idempotent() throws {
         let phone = TestImages.phoneJPEG(try TestImages.jpeg(width: 48, height: 32))

@@ -61,6 +61,16 @@ struct DrawingImageThumbnailTests {
         #expect(white.red > 245 && white.green > 245 && white.blue > 245)
     }
 
+    @Test("An interlaced PNG decodes to the same picture as a plain one")
+    func interlacedPNG() throws {
+        let interlaced = TestImages.interlacedPNG(width: 21, height: 13)
+        #expect(try DrawingImage.inspect(interlaced) == ImageInfo(format: .png, width: 21, height: 13))
+        #expect(try TestImages.decode(interlaced).pixels == TestImages.rgb(width: 21, height: 13))
+        let thumbnail = try TestImages.decode(DrawingImage.thumbnail(interlaced, maxSide: 10))
+        #expect(thumbnail.width == 10 && thumbnail.height == 6)
+        #expect(pixel(thumbnail, x: 1, y: 3).red > 180 && pixel(thumbnail, x: 8, y: 3).blue > 180)
+    }
+
     @Test("A JPEG libjpeg cannot decode is an error, and the process lives on")
     func badJPEGDoesNotExit() throws {
         var jpeg = [UInt8](try TestImages.jpeg(width: 32, height: 32))

@@ -33,8 +33,10 @@ enum TestImages {
         }
     }
 
-    static func jpeg(width: Int, height: Int, noise: Int = 0, quality: Int = 90) throws -> Data {
-        try JPEGEncoder.encode(rgb: rgb(width: width, height: height, noise: noise), width: width, height: height, quality: quality)
+    static func jpeg(width: Int, height: Int, noise: Int = 0, quality: Int = 90,
+                     progressive: Bool = false, restartRows: Int = 0) throws -> Data {
+        try JPEGEncoder.encode(rgb: rgb(width: width, height: height, noise: noise), width: width, height: height, quality: quality,
+                               progressive: progressive, restartRows: restartRows)
     }
 
     // MARK: PNG
@@ -50,6 +52,30 @@ enum TestImages {
         for (type, data) in before { file += chunk(type, data) }
         file += chunk("IDAT", zlibStored(raw))
         for (type, data) in after { file += chunk(type, data) }
+        file += chunk("IEND", [])
+        return file
+    }
+
+    /// An Adam7-interlaced RGB PNG of the red/blue picture: seven passes of sub-images, each
+    /// row with its own filter byte.
+    static func interlacedPNG(width: Int, height: Int) -> Data {
+        let pixels = rgb(width: width, height: height)
+        let passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+        var raw = [UInt8]()
+        for (startX, startY, stepX, stepY) in passes {
+            guard startX < width, startY < height else { continue }
+            for y in stride(from: startY, to: height, by: stepY) {
+                raw.append(0)
+                for x in stride(from: startX, to: width, by: stepX) {
+                    raw += pixels[((y * width + x) * 3)..<((y * width + x) * 3 + 3)]
+                }
+            }
+        }
+        var header = be32(width) + be32(height)
+        header += [8, 2, 0, 0, 1]
+        var file = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        file += chunk("IHDR", header)
+        file += chunk("IDAT", zlibStored(raw))
         file += chunk("IEND", [])
         return file
     }
