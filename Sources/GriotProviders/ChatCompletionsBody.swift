@@ -1,3 +1,5 @@
+import Foundation
+
 /// The JSON body of a streaming chat-completions request.
 struct ChatCompletionsBody: Encodable {
     struct StreamOptions: Encodable {
@@ -6,7 +8,7 @@ struct ChatCompletionsBody: Encodable {
     }
 
     var model: String
-    var messages: [ChatMessage]
+    var messages: [WireMessage]
     var stream = true
     var streamOptions: StreamOptions?
     var temperature: Double?
@@ -18,5 +20,104 @@ struct ChatCompletionsBody: Encodable {
         case model, messages, stream, temperature, stop, user
         case streamOptions = "stream_options"
         case maxTokens = "max_tokens"
+    }
+
+    init(model: String, messages: [ChatMessage], streamOptions: StreamOptions? = nil, temperature: Double? = nil,
+         maxTokens: Int? = nil, stop: [String]? = nil, user: String? = nil) {
+        self.model = model
+        self.messages = messages.map(WireMessage.init)
+        self.streamOptions = streamOptions
+        self.temperature = temperature
+        self.maxTokens = maxTokens
+        self.stop = stop
+        self.user = user
+    }
+
+    /// The body's JSON bytes. Image URLs, megabytes of base64 each, are not run through
+    /// `JSONEncoder` (its escaping scan cost about 150 ms for ten 2 MB drawings, the whole budget
+    /// before the first model byte): the body is encoded with a placeholder per image, and each
+    /// URL's bytes are copied in its place, escaped only when they hold a quotation mark, a
+    /// backslash or a control character (a data URL never does).
+    func encoded() throws -> [UInt8] {
+        let marker = "griot-image-" + UUID().uuidString + "-"
+        var urls: [String] = []
+        var stand = self
+        for index in stand.messages.indices {
+            guard let images = stand.messages[index].message.images, !images.isEmpty else { continue }
+            stand.messages[index].message.images = images.map { url in
+                urls.append(url)
+                return marker + String(urls.count - 1)
+            }
+        }
+        let encoded = try JSONEncoder().encode(stand)
+        guard !urls.isEmpty else { return Array(encoded) }
+        var output: [UInt8] = []
+        output.reserveCapacity(encoded.count + urls.reduce(0) { $0 + $1.utf8.count })
+        var rest = encoded[...]
+        for (index, url) in urls.enumerated() {
+            let placeholder = Data((marker + String(index)).utf8)
+            // Placeholders appear once each, in order; the quotation mark after one ends it ("-1" is not "-10").
+            guard let found = rest.range(of: placeholder + Data("\"".utf8)) else {
+                throw EncodingError.invalidValue(url, .init(codingPath: [], debugDescription: "image \(index) was not found in the encoded body"))
+            }
+            output += rest[..<found.lowerBound]
+            try Self.appendJSONStringContent(url, to: &output)
+            output.append(UInt8(ascii: "\""))
+            rest = rest[found.upperBound...]
+        }
+        output += rest
+        return output
+    }
+
+    /// A string's characters as they go between the quotation marks of a JSON string.
+    static func appendJSONStringContent(_ text: String, to output: inout [UInt8]) throws {
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        } ?? !text.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        if plain {
+            output += text.utf8
+        } else {
+            let quoted = try JSONEncoder().encode(text)
+            output += quoted.dropFirst().dropLast()
+        }
+    }
+
+    /// One message as OpenAI's chat completions reads it. A message with images is a list of
+    /// content parts (the text, then one `image_url` part per image), the vision format Grok and
+    /// OpenAI share; any other message keeps `content` a plain string, which every compatible
+    /// server reads (some text-only servers reject the list form).
+    ///
+    /// `ChatMessage`'s own `Codable` form (with an `images` key) is for recordings and snapshots,
+    /// never for the wire.
+    struct WireMessage: Encodable {
+        var message: ChatMessage
+
+        init(_ message: ChatMessage) { self.message = message }
+
+        enum CodingKeys: String, CodingKey { case role, content }
+
+        private enum PartKeys: String, CodingKey { case type, text, imageURL = "image_url" }
+        private enum ImageKeys: String, CodingKey { case url }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(message.role, forKey: .role)
+            guard let images = message.images, !images.isEmpty else {
+                try container.encode(message.content, forKey: .content)
+                return
+            }
+            var parts = container.nestedUnkeyedContainer(forKey: .content)
+            if !message.content.isEmpty {
+                var text = parts.nestedContainer(keyedBy: PartKeys.self)
+                try text.encode("text", forKey: .type)
+                try text.encode(message.content, forKey: .text)
+            }
+            for url in images {
+                var part = parts.nestedContainer(keyedBy: PartKeys.self)
+                try part.encode("image_url", forKey: .type)
+                var image = part.nestedContainer(keyedBy: ImageKeys.self, forKey: .imageURL)
+                try image.encode(url, forKey: .url)
+            }
+        }
     }
 }

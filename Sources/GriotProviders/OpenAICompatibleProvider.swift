@@ -116,7 +116,7 @@ public struct OpenAICompatibleProvider: ChatProvider {
             temperature: request.settings.temperature ?? configuration.temperature,
             maxTokens: request.settings.maxTokens ?? configuration.maxTokens,
             stop: request.settings.stop.flatMap { $0.isEmpty ? nil : $0 }, user: request.settings.user)
-        httpRequest.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
+        httpRequest.body = .bytes(ByteBuffer(bytes: try body.encoded()))
         return httpRequest
     }
 

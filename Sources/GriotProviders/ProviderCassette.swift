@@ -21,22 +21,33 @@ extension ChatRequest: Codable {
 
     /// A hash of everything the provider is given (messages, settings, grounding), so that a
     /// recorded reply is played back only for the very request it answered.
-    public var fingerprint: String { Self.hash(self) }
+    public var fingerprint: String { fingerprints().whole }
 
     /// A hash of each part of the request a replay can change, named as an operator reads it:
     /// the instructions (system messages), the earlier turns, the question (the last message),
     /// the settings and the passages. A recording keeps them, so that a cassette that cannot
     /// play says which part differs.
-    public var partFingerprints: [String: String] {
-        let system = messages.filter { $0.role == .system }
-        let conversation = messages.filter { $0.role != .system }
-        return [
+    public var partFingerprints: [String: String] { fingerprints().parts }
+
+    /// Both fingerprints, with each image read once. An image is hashed as its URL's SHA-256
+    /// (`sha256:<hex>` in place of the URL), not through `JSONEncoder`: ten 2 MB drawings cost the
+    /// encoder's escaping scan twice per recording otherwise. A request without images hashes
+    /// exactly as before images existed, so older recordings still play.
+    func fingerprints() -> (whole: String, parts: [String: String]) {
+        var request = self
+        for index in request.messages.indices {
+            guard let images = request.messages[index].images, !images.isEmpty else { continue }
+            request.messages[index].images = images.map { "sha256:" + SHA256.hash(data: Data($0.utf8)).map { String(format: "%02x", $0) }.joined() }
+        }
+        let system = request.messages.filter { $0.role == .system }
+        let conversation = request.messages.filter { $0.role != .system }
+        return (Self.hash(request), [
             "instructions": Self.hash(system),
             "earlier turns": Self.hash(Array(conversation.dropLast())),
             "question": Self.hash(conversation.last.map { [$0] } ?? []),
             "settings": Self.hash(settings),
             "passages": Self.hash(grounding),
-        ]
+        ])
     }
 
     private static func hash(_ value: some Encodable) -> String {
@@ -102,7 +113,8 @@ public struct RecordedReply: Codable, Sendable, Hashable {
 
     /// A recording of `request` by `provider`, its events still to come.
     public init(recording request: ChatRequest, provider: String) {
-        self.init(requestHash: request.fingerprint, provider: provider, requestParts: request.partFingerprints)
+        let fingerprints = request.fingerprints()
+        self.init(requestHash: fingerprints.whole, provider: provider, requestParts: fingerprints.parts)
     }
 }
 
