@@ -1,6 +1,22 @@
 import GriotChat
 
-/// The storyteller assistant (the Joanie app): bedtime stories from a child's drawings.
+/// The storyteller assistant (the Joanie app): bedtime stories from a child's drawings, continued
+/// chapter by chapter as new drawings arrive.
+///
+/// ```swift
+/// let storyteller = Storyteller.declaration(source: DrawingPassageSource(store: store, blobs: blobs))
+/// let engine = ChatEngine(..., assistants: AssistantCatalog.builtIn.adding(storyteller))
+/// ```
+/// Its parts: the prompt folder `prompts/storyteller/`, the passages its source writes through
+/// `StoryPassages`, the JSON reply read by `StoryReplyFormat`, the sample story of
+/// `TemplateStoryteller` when the model is down, and `PlacementCheck` in place of groundedness.
 public enum Storyteller {
     public static let id = "storyteller"
+    public static let displayName = "the Storyteller"
+
+    /// The storyteller's declaration, its passages read from `source`.
+    public static func declaration(source: any PassageSource) -> AssistantDeclaration {
+        AssistantDeclaration(id: id, displayName: displayName, retrieval: .source(source), offline: TemplateStoryteller(),
+                             replyFormat: StoryReplyFormat(), replyCheck: PlacementCheck(), fallsBackWhenDown: true)
+    }
 }
