@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // multipart/form-data bodies (the storyteller's drawing uploads).
+        .package(url: "https://github.com/vapor/multipart-kit", from: "4.7.1"),
         // Spans (the API the parts write to) and their export over OTLP/HTTP. swift-otel's
         // default traits also build its gRPC exporter (grpc-swift 2 and HTTP/2): only the
         // OTLPHTTP trait is enabled, so a clean build compiles neither.
@@ -129,6 +131,7 @@ let package = Package(
         .target(name: "GriotServer", dependencies: [
             "GriotChat", "GriotArchive", "GriotAuth", "GriotExport", "GriotStore", "GriotSearch", "GriotStories", "GriotProviders", "GriotPrompts",
             "GriotSafety", "GriotEval", "GriotTracing", "GriotStoryteller", "GriotImages",
+            .product(name: "MultipartKit", package: "multipart-kit"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "OTel", package: "swift-otel"),

@@ -31,6 +31,9 @@ public struct AssistantDeclaration: Sendable {
     /// When the model is down (its breaker open, or retries spent before any text), the offline
     /// composer answers instead of the turn failing (the storyteller's sample stories).
     public var fallsBackWhenDown: Bool
+    /// The assistant's own model, when it is not the engine's (the storyteller's vision model, or
+    /// the offline responder when none is configured); nil: the engine's provider.
+    public var provider: (any ChatProvider)?
 
     public init(id: String, displayName: String, retrieval: AssistantRetrieval = .none, offline: (any OfflineComposer)? = nil,
                 replyFormat: (any ReplyFormat)? = nil, replyCheck: (any ReplyCheck)? = nil, fallsBackWhenDown: Bool = false) {

@@ -183,9 +183,11 @@ public final class ChatEngine: Sendable {
         let reply = try await chats.appendMessage(threadID: thread.id, role: .assistant, content: "", status: .streaming, turnID: turnID, now: now())
 
         let assistant = assistants.declaration(for: request.assistant)
+        // The assistant's own model (the storyteller's vision model), else the engine's.
+        let provider = assistant.provider ?? self.provider
         let plan = TurnPlan(
             turnID: turnID, thread: thread, userMessage: question, replyMessage: reply, request: request, role: role,
-            template: template, assistant: assistant,
+            template: template, assistant: assistant, provider: provider,
             // A provider that reads no instructions (the offline responder) answers with the assistant's composer.
             composer: provider.readsInstructions ? nil : assistant.offline, command: command, question: command != nil ? parsed!.rest : message,
             language: language, languageGuess: guess, history: history.filter { $0.id != question.id && $0.id != reply.id })
@@ -204,6 +206,8 @@ struct TurnPlan: Sendable {
     var template: PromptTemplate
     /// What the assistant declares; the pipeline reads its particulars here, never by its id.
     var assistant: AssistantDeclaration
+    /// The model the turn calls: the assistant's own, else the engine's.
+    var provider: any ChatProvider
     /// Writes the reply in place of the provider's own answer: the assistant's offline composer,
     /// when the provider is the offline responder.
     var composer: (any OfflineComposer)?

@@ -63,7 +63,7 @@ struct TurnPipeline: Sendable {
 
     private func run(_ plan: TurnPlan, emit: TurnEmitter, span: any Span) async {
         var state = TurnState(plan: plan, started: Date())
-        let provider = engine.provider
+        let provider = plan.provider
         state.model = plan.composer?.modelName ?? plan.request.model ?? plan.template.model.model ?? provider.defaultModel
         state.indexVersion = try? await engine.archive.indexVersion()
         emit.yield(.meta(TurnMeta(
@@ -387,7 +387,7 @@ struct TurnPipeline: Sendable {
                                         publicPassages: finder.sources.values.filter(\.isPublic).map(\.passage.text), echo: echo)
         state.sharedKeys = gate.shared
         // What the provider sends is recorded (a cassette) so that a replay can play it back.
-        state.recording = RecordedReply(recording: request, provider: engine.provider.name)
+        state.recording = RecordedReply(recording: request, provider: plan.provider.name)
         let regrouping = DeltaRegrouping(state: state, finder: finder, counter: counter, gate: gate,
                                          checkCitations: plan.template.safety.contains(.citations),
                                          tokenLimit: plan.request.maxReplyTokens ?? Self.replyTokenLimit(request.settings.maxTokens),
@@ -402,7 +402,7 @@ struct TurnPipeline: Sendable {
         do {
             // In a child task, so that a reply stopped at its token limit stops that task alone;
             // the model's tokens still reach the regrouping in the task that reads them.
-            try await withThrowingTaskGroup(of: Void.self) { [provider = engine.provider] group in
+            try await withThrowingTaskGroup(of: Void.self) { [provider = plan.provider] group in
                 group.addTask { [model = state.model, prompt = context.ledger.promptTokens] in
                     try await reply(plan, request: request, from: provider, model: model, into: regrouping) {
                         TokenUsage(promptTokens: prompt, completionTokens: counter.count(regrouping.state.modelText))
@@ -660,7 +660,7 @@ struct TurnPipeline: Sendable {
         let snapshot = TurnSnapshot(
             assistant: plan.template.assistant, promptVersion: plan.template.version, promptHash: plan.template.textHash,
             promptLabel: plan.request.promptLabel, role: plan.role, command: plan.command?.rawValue,
-            language: plan.language, languageConfidence: plan.languageGuess.confidence, provider: engine.provider.name,
+            language: plan.language, languageConfidence: plan.languageGuess.confidence, provider: plan.provider.name,
             model: state.model, upstreamModel: state.upstreamModel, settings: Self.settings(plan),
             retrieval: state.retrieval, indexPassages: indexPassages, indexVersion: state.indexVersion,
             passages: state.retrieved,
@@ -677,7 +677,7 @@ struct TurnPipeline: Sendable {
         try await engine.chats.saveTurn(TurnRecord(
             id: plan.turnID, threadID: plan.thread.id, userMessageID: plan.userMessage.id, assistantMessageID: plan.replyMessage.id,
             assistant: plan.template.assistant, promptVersion: plan.template.version, promptHash: plan.template.textHash,
-            provider: engine.provider.name, model: state.model, status: status, startedAt: state.started, finishedAt: state.finished,
+            provider: plan.provider.name, model: state.model, status: status, startedAt: state.started, finishedAt: state.finished,
             snapshot: json))
     }
 
