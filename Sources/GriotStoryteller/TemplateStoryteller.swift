@@ -74,6 +74,17 @@ public struct TemplateStoryteller: OfflineComposer {
         return StoryReply(storyText: paragraphs.joined(separator: "\n\n"), placements: placements)
     }
 
+    /// A told story without the sample notice, its placements moved up one paragraph: what a
+    /// sample chapter is stored as (the chapter's `sample` flag says it instead), so a share page
+    /// or the next chapter's passages do not repeat the notice. Any other story is returned as is.
+    public static func removingSampleNotice(_ story: StoryReply) -> StoryReply {
+        var paragraphs = story.paragraphs
+        guard paragraphs.first == sampleNotice, paragraphs.count > 1 else { return story }
+        paragraphs.removeFirst()
+        return StoryReply(storyText: paragraphs.joined(separator: "\n\n"),
+                          placements: story.placements.map { .init(drawingID: $0.drawingID, afterParagraph: max(1, $0.afterParagraph - 1)) })
+    }
+
     /// FNV-1a over UTF-8: the same in every process (Swift's `Hasher` is seeded per run).
     static func hash(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf29ce484222325

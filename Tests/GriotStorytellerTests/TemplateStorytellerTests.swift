@@ -24,6 +24,15 @@ import Testing
         #expect(TemplateStoryteller().modelName == "griot-template-storyteller-1")
     }
 
+    @Test func aSampleChapterIsStoredWithoutItsNotice() throws {
+        let told = StoryText.parse(TemplateStoryteller().compose(StoryFixtures.request(StoryFixtures.grounding())))
+        let stored = TemplateStoryteller.removingSampleNotice(told)
+        #expect(stored.paragraphs == Array(told.paragraphs.dropFirst()))
+        #expect(stored.placements.map(\.afterParagraph) == told.placements.map { $0.afterParagraph - 1 })
+        #expect(throws: Never.self) { try stored.validate(drawingIDs: ["d-1", "d-2", "d-3"]) }
+        #expect(TemplateStoryteller.removingSampleNotice(stored) == stored)
+    }
+
     @Test func theSameDrawingsGiveTheSameStoryAndOtherCaptionsAnother() {
         let one = TemplateStoryteller().compose(StoryFixtures.request(StoryFixtures.grounding()))
         #expect(TemplateStoryteller().compose(StoryFixtures.request(StoryFixtures.grounding())) == one)
