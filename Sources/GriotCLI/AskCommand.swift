@@ -65,7 +65,8 @@ struct AskCommand: AsyncParsableCommand {
     func run() async throws {
         let archive = try await options.openArchive()
         let configuration = try options.configuration()
-        let engine = try await ChatEngine.open(archive: archive, configuration: configuration, assistants: .served)
+        let engine = try await ChatEngine.open(archive: archive, configuration: configuration,
+                                               assistants: try await .served(chats: archive.storage.chats, configuration: configuration))
         let familyIDs = Set((families ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         let request = TurnRequest(assistant: assistant, message: question, viewer: Viewer(userID: viewer, familyGroupIDs: familyIDs),
                                   threadID: thread, courseID: course, role: role, userName: name, promptLabel: promptVersion,

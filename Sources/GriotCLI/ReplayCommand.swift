@@ -53,7 +53,9 @@ struct ReplayCommand: AsyncParsableCommand {
     func run() async throws {
         var configuration = try options.configuration()
         if let provider { configuration.provider = provider }
-        let engine = try await ChatEngine.open(archive: try options.openArchive(), configuration: configuration, assistants: .served)
+        let archive = try await options.openArchive()
+        let engine = try await ChatEngine.open(archive: archive, configuration: configuration,
+                                               assistants: try await .served(chats: archive.storage.chats, configuration: configuration))
         let results: [ReplayResult]
         do {
             // The replay's audit entry names who ran it: over HTTP the caller, here the

@@ -47,7 +47,8 @@ struct ServeCommand: AsyncParsableCommand {
             Terminal.note("residency: conversations in regions \(regional.chats.regionNames.joined(separator: ", ")) (default \(regional.chats.defaultRegion)); "
                           + "stories and keys in \(archive.storage.location)")
         }
-        let engine = try await ChatEngine.open(archive: archive, configuration: configuration, chats: regional?.chats, assistants: .served)
+        let engine = try await ChatEngine.open(archive: archive, configuration: configuration, chats: regional?.chats,
+                                               assistants: try await .served(chats: regional?.chats ?? archive.storage.chats, configuration: configuration))
         let auth = try AuthConfiguration(environment: ProcessInfo.processInfo.environment)
         let verifier = try await TokenVerifier.make(auth)
         if auth.development {

@@ -40,10 +40,25 @@ public struct DrawingBlobStore: Sendable {
         try write(data, to: path(hash, suffix: Self.thumbnailSuffix))
     }
 
-    /// Removes the drawing and its thumbnail; removing what is not there is not an error.
-    /// Content is shared: call it when no record names the hash any more.
+    /// A copy of the drawing made for one use (`model`: the copy a vision model is shown), kept
+    /// beside it as `<hash>.<name>.jpg`; nil until `putVariant` stored one.
+    public func variant(_ hash: String, name: String) -> Data? {
+        guard Self.variants.contains(name), let file = try? path(hash, suffix: ".\(name).jpg") else { return nil }
+        return try? Data(contentsOf: file)
+    }
+
+    public func putVariant(_ hash: String, name: String, _ data: Data) throws {
+        guard Self.variants.contains(name) else { throw BlobStoreError("\"\(name)\" is not a kind of copy of a drawing; the kinds are \(Self.variants.sorted()).") }
+        try write(data, to: path(hash, suffix: ".\(name).jpg"))
+    }
+
+    /// The copies a drawing may have besides its thumbnail (a fixed list, so `remove` finds them all).
+    static let variants: Set<String> = ["model"]
+
+    /// Removes the drawing, its thumbnail and its copies; removing what is not there is not an
+    /// error. Content is shared: call it when no record names the hash any more.
     public func remove(_ hash: String) throws {
-        for suffix in ["", Self.thumbnailSuffix] {
+        for suffix in ["", Self.thumbnailSuffix] + Self.variants.sorted().map({ ".\($0).jpg" }) {
             let file = try path(hash, suffix: suffix)
             if unlink(file.path) != 0, errno != ENOENT {
                 throw BlobStoreError("The drawing file \(file.lastPathComponent) could not be removed: \(String(cString: strerror(errno))).")

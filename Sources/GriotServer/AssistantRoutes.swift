@@ -40,5 +40,5 @@ struct AssistantRouteServices: Sendable {
 extension GriotService {
     /// Every assistant's routes, in one list: each adds its routes under `/api/<group>`, and its
     /// rows join `AccessPolicy.rules`. A new assistant's routes are one more entry here.
-    static let assistantRoutes: [any AssistantRoutes.Type] = [GriotRoutes.self, CoachRoutes.self]
+    static let assistantRoutes: [any AssistantRoutes.Type] = [GriotRoutes.self, CoachRoutes.self, StorytellerRoutes.self]
 }

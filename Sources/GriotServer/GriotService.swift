@@ -3,6 +3,7 @@ import GriotArchive
 import GriotStore
 import GriotAuth
 import GriotChat
+import GriotImages
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -40,11 +41,14 @@ public struct GriotService: Sendable {
     public let configuration: GriotConfiguration?
     /// Where review tickets are posted (`GRIOT_REVIEW_WEBHOOK_URL`); nil: they wait in the outbox.
     public let reviewWebhook: ReviewWebhook?
+    /// The storyteller's drawings: the same folder the engine's storyteller reads them from.
+    public let drawings: DrawingBlobStore
 
     public init(engine: ChatEngine, verifier: TokenVerifier, turns: TurnRegistry? = nil, fleet: StreamFleet? = nil, metrics: ServiceMetrics = ServiceMetrics(),
                 limits: [RateLimit] = RateLimit.defaults, routeLimits: RouteLimits = .defaults, addresses: AddressHasher = .ephemeral(),
                 trustedProxies: Set<String> = [], reviewWebhook: ReviewWebhook? = nil, configuration: GriotConfiguration? = nil) throws {
         self.engine = engine
+        drawings = try Self.drawings(of: engine, configuration: configuration)
         self.configuration = configuration
         self.reviewWebhook = reviewWebhook
         self.trustedProxies = trustedProxies
@@ -131,3 +135,15 @@ public struct GriotService: Sendable {
         return logger
     }
 }
+
+extension GriotService {
+    /// The drawings' folder of the engine's storyteller, or the configured one when the engine
+    /// declares none (its routes then store drawings there, and stories are told without them).
+    static func drawings(of engine: ChatEngine, configuration: GriotConfiguration?) throws -> DrawingBlobStore {
+        if case .source(let source)? = engine.assistants[StorytellerRoutes.assistant]?.retrieval, let drawings = source as? DrawingPassageSource {
+            return drawings.blobs
+        }
+        return DrawingBlobStore(folder: StorytellerSetup.drawingsFolder(configuration: try configuration ?? GriotConfiguration.load()))
+    }
+}
+
