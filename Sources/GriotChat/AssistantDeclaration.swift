@@ -31,6 +31,9 @@ public struct AssistantDeclaration: Sendable {
     /// When the model is down (its breaker open, or retries spent before any text), the offline
     /// composer answers instead of the turn failing (the storyteller's sample stories).
     public var fallsBackWhenDown: Bool
+    /// A stricter screen of the reply's sentences than output moderation's, applied with it (the
+    /// storyteller's: nothing frightening for the child's age); nil: output moderation alone.
+    public var sentenceScreen: (any SentenceScreen)?
     /// The assistant's own model, when it is not the engine's (the storyteller's vision model, or
     /// the offline responder when none is configured); nil: the engine's provider.
     public var provider: (any ChatProvider)?
@@ -117,3 +120,11 @@ public protocol ReplyCheck: Sendable {
     /// nil when the reply passes; otherwise the flag's message, said to the user.
     func problem(in reply: String, grounding: Grounding) -> String?
 }
+
+/// An assistant's own screen of a reply's sentences, on top of output moderation: a sentence it
+/// blocks is left out and the turn flagged, as output moderation does.
+public protocol SentenceScreen: Sendable {
+    /// Whether `sentence` must be left out of the reply to `request`.
+    func blocks(_ sentence: String, in request: TurnRequest) -> Bool
+}
+

@@ -29,6 +29,9 @@ struct OutputGate: Sendable {
     let scrubber: PIIScrubber?
     let shared: Set<String>
     let moderator: LocalModerator?
+    /// The assistant's own, stricter screen of each sentence (the storyteller's, for a child's
+    /// age), applied with output moderation: a sentence it blocks is left out as moderation's are.
+    let screen: (@Sendable (String) -> Bool)?
     /// The passages the model was given, white space and quotation marks evened out.
     private let sources: [[Unicode.Scalar]]
     /// The echo stage, with what it has withheld so far.
@@ -71,7 +74,9 @@ struct OutputGate: Sendable {
         "ont", "que", "man", "alta", "sask", "b.c", "n.s", "n.b", "p.e.i", "nfld",
     ]
 
-    init(scrubber: PIIScrubber?, shared: Set<String>, moderator: LocalModerator?, sources: [String] = [], echo: PromptEcho? = nil) {
+    init(scrubber: PIIScrubber?, shared: Set<String>, moderator: LocalModerator?, sources: [String] = [], echo: PromptEcho? = nil,
+         screen: (@Sendable (String) -> Bool)? = nil) {
+        self.screen = screen
         self.scrubber = scrubber
         self.shared = shared
         self.moderator = moderator
@@ -255,7 +260,7 @@ struct OutputGate: Sendable {
                 if own != sentence { result = moderator.classify(own) }
             }
             worstToxicity = max(worstToxicity, result.toxicity)
-            if result.blocks {
+            if result.blocks || screen?(sentence) == true {
                 kept += Self.removedSentence
                 removedSentences += 1
             } else {

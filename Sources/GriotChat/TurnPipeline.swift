@@ -553,8 +553,9 @@ struct TurnPipeline: Sendable {
             for text in try await engine.chats.userTexts(threadID: plan.thread.id) { shared.formUnion(tools.sharedKeys(in: text)) }
             for passage in publicPassages { shared.formUnion(tools.sharedKeys(in: passage)) }
         }
+        let screen = plan.assistant.sentenceScreen.map { screen in { @Sendable [request = plan.request] (sentence: String) in screen.blocks(sentence, in: request) } }
         return OutputGate(scrubber: scrubber, shared: shared, moderator: stages.contains(.moderation) ? engine.safety.local : nil,
-                          sources: sources, echo: echo)
+                          sources: sources, echo: echo, screen: stages.contains(.moderation) ? screen : nil)
     }
 
     /// Stage 4: checks of the whole answer once it is complete: groundedness against the passages

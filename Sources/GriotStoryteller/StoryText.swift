@@ -34,10 +34,14 @@ public enum StoryText {
 
     /// The story text and placements of a visible story: every block of lines that are all
     /// drawing lines is placements after the paragraphs before it; every other block is a paragraph.
+    ///
+    /// A drawing line that the output stages joined to the end of a paragraph's line (they
+    /// regroup text at sentence boundaries, and one that leaves a sentence out can take the blank
+    /// line with it) is still read as a placement after that paragraph.
     public static func parse(_ visible: String) -> StoryReply {
         var paragraphs: [String] = []
         var placements: [StoryReply.Placement] = []
-        for block in StoryReply.paragraphs(of: visible) {
+        for block in StoryReply.paragraphs(of: separatingDrawingLines(visible)) {
             let lines = block.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
             let ids = lines.map(drawingID(inLine:))
             if !ids.isEmpty, ids.allSatisfy({ $0 != nil }) {
@@ -47,6 +51,31 @@ public enum StoryText {
             }
         }
         return StoryReply(storyText: paragraphs.joined(separator: "\n\n"), placements: placements)
+    }
+
+    /// Puts every drawing line that ends a line of text into a block of its own after it.
+    static func separatingDrawingLines(_ visible: String) -> String {
+        guard visible.contains("](drawing:") else { return visible }
+        var lines: [String] = []
+        for line in visible.split(separator: "\n", omittingEmptySubsequences: false) {
+            var text = Substring(line.trimmingCharacters(in: .whitespaces))
+            var markers: [Substring] = []
+            // Peel drawing lines off the end, last first, while what is left still has text.
+            while text.hasSuffix(")"), let start = text.range(of: "![", options: .backwards)?.lowerBound, start != text.startIndex,
+                  drawingID(inLine: text[start...]) != nil {
+                markers.insert(text[start...], at: 0)
+                text = Substring(text[..<start].trimmingCharacters(in: .whitespaces))
+            }
+            if markers.isEmpty || text.isEmpty {
+                lines.append(String(line))
+            } else {
+                lines.append(String(text))
+                lines.append("")
+                lines += markers.map(String.init)
+                lines.append("")
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// `![caption](drawing:id)`, the caption on one line with its brackets escaped and the id

@@ -16,7 +16,23 @@ public enum Storyteller {
 
     /// The storyteller's declaration, its passages read from `source`.
     public static func declaration(source: any PassageSource) -> AssistantDeclaration {
-        AssistantDeclaration(id: id, displayName: displayName, retrieval: .source(source), offline: TemplateStoryteller(),
+        var declaration = AssistantDeclaration(id: id, displayName: displayName, retrieval: .source(source), offline: TemplateStoryteller(),
                              replyFormat: StoryReplyFormat(), replyCheck: PlacementCheck(), fallsBackWhenDown: true)
+        declaration.sentenceScreen = ChildSentenceScreen()
+        return declaration
+    }
+}
+
+/// The storyteller's strict output moderation (`ChildModeration`) as the pipeline's sentence
+/// screen, for the age the route put in the turn's `child_age` (no age: the youngest band).
+public struct ChildSentenceScreen: SentenceScreen {
+    public let rules: ChildModeration
+
+    public init(rules: ChildModeration = ChildModeration()) {
+        self.rules = rules
+    }
+
+    public func blocks(_ sentence: String, in request: TurnRequest) -> Bool {
+        rules.verdict(for: sentence, age: request.assistantInput["child_age"].flatMap(Int.init)).blocks
     }
 }

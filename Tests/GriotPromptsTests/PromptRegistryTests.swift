@@ -89,7 +89,7 @@ func problems(loading folder: URL) -> String {
         #expect(crisis.kind == .response)
         #expect(crisis.version == 1)
         #expect(try crisis.systemPrompt(role: nil, command: nil).contains("988"))
-        #expect(registry.chatAssistants == ["coach", "griot"])
+        #expect(registry.chatAssistants == ["coach", "griot", "storyteller"])
         #expect(try registry.template(for: "griot").kind == .assistant)
 
         // A response's text is its `## reply` section; `## system` there is an error, and so is an unknown kind.

@@ -19,6 +19,18 @@ import Testing
         #expect(try StoryReply.parse("  ```\n\(Self.valid)\n```\n", drawingIDs: Self.ids) == plain)
     }
 
+    /// The output stages regroup text at sentence boundaries: a drawing line that lost its blank
+    /// line and ended up at the end of a paragraph's line is still read as its placement.
+    @Test func aDrawingLineJoinedToItsParagraphStillReadsAsAPlacement() {
+        let visible = "Zofia flew a red kite. ![a red kite](drawing:d-1)\nA small dragon waved. ![a dragon](drawing:d-2) ![a kite](drawing:d-1)\n\nThen everyone slept."
+        let parsed = StoryText.parse(visible)
+        #expect(parsed.paragraphs == ["Zofia flew a red kite.", "A small dragon waved.", "Then everyone slept."])
+        #expect(parsed.placements == [.init(drawingID: "d-1", afterParagraph: 1), .init(drawingID: "d-2", afterParagraph: 2),
+                                      .init(drawingID: "d-1", afterParagraph: 2)])
+        // Text that only mentions the syntax mid-line is left as text.
+        #expect(StoryText.parse("She drew ![x](drawing:d-1) and smiled.").placements.isEmpty)
+    }
+
     @Test func textAroundTheObjectIsRefusedWithWhatToDo() {
         for raw in ["Here is your story: \(Self.valid)", "\(Self.valid)\nI hope you like it!", "```json\n\(Self.valid)\n``` Enjoy",
                     "```python\n\(Self.valid)\n```", "", "[\(Self.valid)]", "{\"story_text\": \"Once\""] {

@@ -23,8 +23,9 @@ struct DrawingPassageSource: PassageSource {
     let blobs: DrawingBlobStore
     let counters: TokenCounters
     let scrubber: PIIScrubber?
-    /// The earlier chapters' share of the budget, in tokens.
-    var chapterTokens = 1_500
+    /// The earlier chapters' share of the budget, in tokens (the prompt leaves about 4,000 of its
+    /// 9,000 once the reply, the instructions and ten drawings are counted).
+    var chapterTokens = 4_000
     /// The longest side of the copy of a drawing the model is shown.
     var modelSide = 1_024
 
@@ -45,8 +46,11 @@ struct DrawingPassageSource: PassageSource {
         var drawings: [StoryDrawing] = []
         var images: [String] = []
         for record in records {
+            // A drawing whose file this node cannot read is left out whole, so that the images and
+            // the drawings' passages stay in step (the story is told from the others).
+            guard let copy = try modelCopy(of: record) else { continue }
             drawings.append(StoryDrawing(id: record.id, caption: record.caption.map(masked), filename: record.filename.map(masked)))
-            if let copy = try modelCopy(of: record) { images.append("data:image/jpeg;base64," + copy.base64EncodedString()) }
+            images.append("data:image/jpeg;base64," + copy.base64EncodedString())
         }
         let earlier = try await store.chapters(storyID: input.storyID, parentID: parentID)
         let counter = try counters.counter(for: nil)

@@ -71,7 +71,8 @@ extension StorytellerRoutes {
         let (share, story, chapters) = try await sharedStory(context)
         let drawings = try await store.drawings(ids: chapters.flatMap(\.drawingIDs), parentID: share.parentID)
         let html = SharedStoryPage(token: share.token, story: story, chapters: chapters,
-                                   captions: Dictionary(drawings.map { ($0.id, $0.caption ?? $0.filename ?? "A drawing") }, uniquingKeysWith: { first, _ in first })).html
+                                   captions: Dictionary(drawings.map { ($0.id, StoryDrawing(id: $0.id, caption: $0.caption, filename: $0.filename).label) },
+                                                                        uniquingKeysWith: { first, _ in first })).html
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"

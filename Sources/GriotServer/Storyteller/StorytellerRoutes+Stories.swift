@@ -131,8 +131,9 @@ extension StorytellerRoutes {
                                           viewer: caller.viewer, threadID: chapter == 1 ? nil : story.id)
             if chapter == 1 { turnRequest.newThreadID = story.id }
             turnRequest.requestID = context.requestID
-            // The prompt's {{user_name}}: the child's first name only, or nothing when names are not sent.
-            turnRequest.userName = limits.sendsChildName ? StoryPassages.firstName(of: child.name) : nil
+            // The prompt's {{user_name}}: the child's first name only, or "the child" when names are
+            // not sent (never nil, which would let the parent's display name fill it).
+            turnRequest.userName = limits.sendsChildName ? (StoryPassages.firstName(of: child.name) ?? "the child") : "the child"
             turnRequest.assistantInput = StorytellerInput(storyID: story.id, childID: child.id, drawingIDs: drawings.map(\.id), theme: theme,
                                                           childName: limits.sendsChildName ? StoryPassages.firstName(of: child.name) : nil,
                                                           childAge: child.age).fields
@@ -195,10 +196,12 @@ extension StorytellerRoutes {
                               store: any StorytellerStore) async throws -> ChapterRecord? {
         guard let record = try await chats.turn(id: turn.id, includingDeleted: false), record.status == .complete,
               let message = try await chats.message(id: turn.replyMessageID, includingDeleted: false) else { return nil }
-        let told = StoryText.parse(message.content)
+        let sample = record.model == TemplateStoryteller.modelName
+        // A sample's notice is the page's and the answer's `sample` flag, not a paragraph of the story.
+        let told = sample ? TemplateStoryteller.removingSampleNotice(StoryText.parse(message.content)) : StoryText.parse(message.content)
         let draft = ChapterDraft(storyID: story.id, text: told.storyText,
                                  placements: told.placements.map { StoryPlacement(drawingID: $0.drawingID, afterParagraph: $0.afterParagraph) },
-                                 drawingIDs: drawings.map(\.id), sample: record.model == TemplateStoryteller().modelName, model: record.model,
+                                 drawingIDs: drawings.map(\.id), sample: sample, model: record.model,
                                  promptVersion: record.promptVersion, turnID: turn.id)
         return try await store.appendChapter(draft, parentID: story.parentID)
     }
