@@ -31,6 +31,12 @@ public struct DrawingBlobStore: Sendable {
         return try? Data(contentsOf: file)
     }
 
+    /// Whether the drawing's file is there (without reading it).
+    public func contains(_ hash: String) -> Bool {
+        guard let file = try? path(hash, suffix: "") else { return false }
+        return FileManager.default.fileExists(atPath: file.path)
+    }
+
     public func thumbnail(_ hash: String) -> Data? {
         guard let file = try? path(hash, suffix: Self.thumbnailSuffix) else { return nil }
         return try? Data(contentsOf: file)

@@ -1,5 +1,6 @@
 import Foundation
 import GriotAuth
+import GriotImages
 import GriotStore
 import Hummingbird
 
@@ -7,6 +8,8 @@ import Hummingbird
 struct AdminRoutes: Sendable {
     let chats: any ChatStore
     let turns: TurnRegistry
+    /// The storyteller's drawings, whose files an erasure removes.
+    var drawings: DrawingBlobStore? = nil
 
     func add(to router: RouterGroup<GriotRequestContext>) {
         router.get("audit", use: audit)
@@ -77,7 +80,16 @@ struct AdminRoutes: Sendable {
             turn.stop()
             await turn.finished()
         }
+        // The files of the user's drawings (the storyteller's) go once no drawing names them: their
+        // hashes are read before the rows go, and those no other parent's drawing names are removed.
+        let storyteller = chats as? any StorytellerStore
+        let hashes = try await storyteller?.drawingHashes(parentID: userID) ?? []
         let counts = try await chats.purgeUser(userID: userID, by: caller.userID)
+        if let storyteller, let drawings, !hashes.isEmpty {
+            for hash in try await storyteller.unreferencedHashes(hashes) {
+                do { try drawings.remove(hash) } catch { context.logger.warning("An erased user's drawing file could not be removed", metadata: ["error": "\(error)"]) }
+            }
+        }
         return ErasureReply(userID: userID, erased: counts)
     }
 }

@@ -81,7 +81,7 @@ public struct GriotService: Sendable {
         let services = AssistantRouteServices(service: self, observer: observer)
         for routes in Self.assistantRoutes { routes.init(services).add(to: api.group(RouterPath(routes.group))) }
         StoryRoutes(archive: engine.archive).add(to: api.group("stories"))
-        AdminRoutes(chats: engine.chats, turns: turns).add(to: api)
+        AdminRoutes(chats: engine.chats, turns: turns, drawings: drawings).add(to: api)
         OpsRoutes(engine: engine, configuration: configuration).add(to: api.group("ops"))
         DashboardRoutes(engine: engine, follower: follower, drain: drain).add(to: api.group("ops"))
         let reviews = ReviewRoutes(engine: engine)

@@ -209,7 +209,7 @@ import Yams
                 Case(method: .POST, path: "/v1/chat/completions", operation: "POST /v1/chat/completions", status: 403, headers: coach,
                      body: body(["model": "coach", "course_id": "course-9", "messages": [["role": "user", "content": "Hello"]]])),
                 Case(method: .POST, path: "/v1/chat/completions", operation: "POST /v1/chat/completions", status: 404, headers: maya,
-                     body: body(["model": "storyteller", "messages": [["role": "user", "content": "Hello"]]])),
+                     body: body(["model": "no-such-assistant", "messages": [["role": "user", "content": "Hello"]]])),
                 Case(method: .POST, path: "/v1/chat/completions", operation: "POST /v1/chat/completions", status: 413, headers: maya, body: huge),
                 Case(method: .POST, path: "/v1/moderations", operation: "POST /v1/moderations", status: 200, headers: maya, body: body(["input": "Who kept bees?"])),
                 Case(method: .POST, path: "/v1/moderations", operation: "POST /v1/moderations", status: 400, headers: maya, body: body(["input": []] as [String: Any])),

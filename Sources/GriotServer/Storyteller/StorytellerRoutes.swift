@@ -45,6 +45,7 @@ struct StorytellerRoutes: AssistantRoutes {
         "POST /api/storyteller/stories/{id}/chapters": .init(.signedIn, .chat),
         "POST /api/storyteller/stories/{id}/shares": .init(.signedIn, .read),
         "GET /api/storyteller/stories/{id}/shares": .init(.signedIn, .read),
+        "GET /api/storyteller/stories/{id}/pdf": .init(.signedIn, .heavy),
         "DELETE /api/storyteller/shares/{token}": .init(.signedIn, .read),
         "GET /api/storyteller/shared/{token}": .init(.anyone, .read),
         "GET /api/storyteller/shared/{token}/drawings/{id}": .init(.anyone, .read),
@@ -73,6 +74,7 @@ struct StorytellerRoutes: AssistantRoutes {
         router.delete("drawings/:id", use: deleteDrawing)
         addStories(to: router)
         addShares(to: router)
+        addPDF(to: router)
     }
 
     var store: any StorytellerStore {
@@ -265,6 +267,12 @@ struct StorytellerRoutes: AssistantRoutes {
                                    filename: filename, caption: caption)
         guard let stored = try await store.addDrawing(record) else {
             throw APIError.notFound("child_not_found", "There is no child \(child.id) of yours; GET /api/storyteller/children lists them.")
+        }
+        // The same picture's other drawing may have been deleted between the file's write and the
+        // row's insert, taking the file with it; now that a row names the hash, write it again if so.
+        if !blobs.contains(hash) {
+            try blobs.put(stripped.data)
+            try blobs.putThumbnail(hash, thumbnail)
         }
         return EditedResponse(status: .created, response: DrawingItem(stored))
     }

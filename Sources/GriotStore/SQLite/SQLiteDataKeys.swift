@@ -67,7 +67,7 @@ extension FieldCipher {
 
     /// Whether a database without data keys holds what a master key would have sealed.
     public static let writtenInPlainText = """
-        SELECT EXISTS (SELECT 1 FROM thread) OR EXISTS (SELECT 1 FROM auditEntry) OR EXISTS (SELECT 1 FROM story WHERE privacy <> 'public')
+        SELECT EXISTS (SELECT 1 FROM thread) OR EXISTS (SELECT 1 FROM auditEntry) OR EXISTS (SELECT 1 FROM story WHERE privacy <> 'public') OR EXISTS (SELECT 1 FROM child)
         """
 
     static func dataKey(id: String, db: Database) throws -> DataKeyRecord? {
