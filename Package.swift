@@ -117,7 +117,7 @@ let package = Package(
         // Pango and Cairo (text laid out, shaped and drawn into a PDF, fonts embedded and subset).
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         // Conversation exports for coaches and admins: JSON, and PDF marked "Confidential".
-        .target(name: "GriotExport", dependencies: ["GriotStore", "CPangoCairo"]),
+        .target(name: "GriotExport", dependencies: ["GriotStore", "GriotImages", "CPangoCairo"]),
         // libjpeg-turbo and libpng: drawings decoded for thumbnails (the metadata stripping reads the files' own structure).
         .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),

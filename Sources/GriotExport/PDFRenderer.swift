@@ -267,7 +267,8 @@ final class PDFRenderer {
 
     private let sink = Sink()
     private let surface: OpaquePointer
-    private let cairo: OpaquePointer
+    /// The page being drawn; `PDFRenderer+Images.swift` draws on it too.
+    let cairo: OpaquePointer
     private let context: OpaquePointer
     private var pageCount = 0
     private let fontKinds = FontKinds()
