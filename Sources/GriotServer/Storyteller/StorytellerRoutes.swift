@@ -250,19 +250,28 @@ struct StorytellerRoutes: AssistantRoutes {
         guard forParent < limits.drawingsPerParent else {
             throw APIError(.conflict, code: "too_many_drawings", "You have \(forParent) drawings here, the most allowed; delete some before adding more.")
         }
-        let stripped: StrippedImage
+        var stripped: StrippedImage
         let info: ImageInfo
         let thumbnail: Data
+        var mediaType: String
         do {
             info = try DrawingImage.inspect(upload.bytes)
             stripped = try DrawingImage.strip(upload.bytes)
             thumbnail = try DrawingImage.thumbnail(stripped.data, maxSide: limits.thumbnailSide, orientation: stripped.orientation)
+            mediaType = info.mediaType
+            // A phone photo taken sideways says so only in the EXIF just stripped: it is stored
+            // turned upright (re-encoded at full size), so every view of it is the right way up.
+            if stripped.orientation != .up {
+                stripped = StrippedImage(data: try DrawingImage.thumbnail(stripped.data, maxSide: max(info.width, info.height),
+                                                                          orientation: stripped.orientation, quality: 92), orientation: .up)
+                mediaType = "image/jpeg"
+            }
         } catch {
             throw APIError(.unsupportedMediaType, code: "unsupported_image", error.message)
         }
         let hash = try blobs.put(stripped.data)
         try blobs.putThumbnail(hash, thumbnail)
-        let record = DrawingRecord(parentID: caller.userID, childID: child.id, contentHash: hash, mediaType: info.mediaType, byteCount: stripped.data.count,
+        let record = DrawingRecord(parentID: caller.userID, childID: child.id, contentHash: hash, mediaType: mediaType, byteCount: stripped.data.count,
                                    width: info.orientation.swapsSides ? info.height : info.width, height: info.orientation.swapsSides ? info.width : info.height,
                                    filename: filename, caption: caption)
         guard let stored = try await store.addDrawing(record) else {
