@@ -161,6 +161,7 @@ let package = Package(
         .executableTarget(name: "GriotBench", dependencies: [
             "GriotSearch", "GriotText", "GriotStories", "GriotEmbedding", "GriotTokens", "GriotAuth", "GriotSafety",
             "GriotArchive", "GriotChat", "GriotEval", "GriotPrompts", "GriotStore", "GriotExport",
+            "GriotServer", "GriotImages", "CJPEG",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),

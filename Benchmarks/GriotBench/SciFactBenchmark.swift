@@ -12,7 +12,7 @@ struct GriotBench: AsyncParsableCommand {
         subcommands: [SciFactBenchmark.self, EmbeddingBenchmark.self, LatencyBenchmark.self, TokenBenchmark.self, ServeLoadBenchmark.self,
                       PIIBenchmark.self, ModerationBenchmark.self, GroundednessBenchmark.self, ClaimsBenchmark.self,
                       ExtractiveTurnBenchmark.self, LongReplyBenchmark.self, FairnessBenchmark.self, PDFExportBenchmark.self,
-                      QueryEmbeddingBenchmark.self, V1OverheadBenchmark.self, DashboardBenchmark.self, EncryptionBenchmark.self])
+                      QueryEmbeddingBenchmark.self, V1OverheadBenchmark.self, DashboardBenchmark.self, EncryptionBenchmark.self, StorytellerBenchmark.self])
 }
 
 /// BM25 retrieval quality and speed on BEIR SciFact, with tantivy run on the same data.
