@@ -77,6 +77,11 @@ import Yams
         var replyID: String
         /// A review ticket on the coaching turn (each role's own, so one role's resolve leaves the others' open).
         var ticket: String
+        /// The storyteller's: a child of the client's, a drawing of it, a story told from it and a link to the story.
+        var child: String
+        var drawing: String
+        var bedtimeStory: String
+        var share: String
         var service: TestService
     }
 
@@ -103,6 +108,13 @@ import Yams
         "POST /api/messages/{id}/report",
         "POST /api/support-grants", "GET /api/support-grants", "DELETE /api/support-grants/{id}",
         "GET /v1/models", "POST /v1/chat/completions", "POST /v1/moderations",
+        "POST /api/storyteller/children", "GET /api/storyteller/children", "GET /api/storyteller/children/{id}", "PATCH /api/storyteller/children/{id}",
+        "POST /api/storyteller/drawings", "GET /api/storyteller/drawings", "GET /api/storyteller/drawings/{id}",
+        "GET /api/storyteller/drawings/{id}/image", "GET /api/storyteller/drawings/{id}/thumbnail",
+        "POST /api/storyteller/stories", "GET /api/storyteller/stories", "GET /api/storyteller/stories/{id}", "GET /api/storyteller/stories/{id}/pdf", "POST /api/storyteller/stories/{id}/chapters",
+        "POST /api/storyteller/stories/{id}/shares", "GET /api/storyteller/stories/{id}/shares",
+        "GET /api/storyteller/shared/{token}", "GET /api/storyteller/shared/{token}/drawings/{id}",
+        "DELETE /api/storyteller/shares/{token}", "DELETE /api/storyteller/drawings/{id}", "DELETE /api/storyteller/children/{id}",
         "POST /api/admin/keys", "GET /api/admin/keys", "DELETE /api/admin/keys/{id}",
         "PATCH /api/coach/messages/{id}", "DELETE /api/coach/messages/{id}",
         "DELETE /api/griot/sessions/{id}", "DELETE /api/users/{id}",
@@ -175,6 +187,33 @@ import Yams
                  body: body(["model": "coach", "course_id": "course-7", "messages": [["role": "user", "content": "What should I try this week?"]]]))
         },
         "POST /v1/moderations": { _ in Call(method: .POST, path: "/v1/moderations", body: body(["input": "I love my grandmother's stories."])) },
+        "POST /api/storyteller/children": { _ in Call(method: .POST, path: "/api/storyteller/children", body: body(["name": "Ama", "age": 5])) },
+        "GET /api/storyteller/children": { _ in Call(method: .GET, path: "/api/storyteller/children") },
+        "GET /api/storyteller/children/{id}": { f in Call(method: .GET, path: "/api/storyteller/children/\(f.child)") },
+        "PATCH /api/storyteller/children/{id}": { f in Call(method: .PATCH, path: "/api/storyteller/children/\(f.child)", body: body(["age": 6])) },
+        "DELETE /api/storyteller/children/{id}": { f in Call(method: .DELETE, path: "/api/storyteller/children/\(f.child)") },
+        "POST /api/storyteller/drawings": { f in
+            Call(method: .POST, path: "/api/storyteller/drawings", body: body(["child_id": f.child, "image_base64": try TestDrawings.jpeg().base64EncodedString()]))
+        },
+        "GET /api/storyteller/drawings": { f in Call(method: .GET, path: "/api/storyteller/drawings?child_id=\(f.child)") },
+        "GET /api/storyteller/drawings/{id}": { f in Call(method: .GET, path: "/api/storyteller/drawings/\(f.drawing)") },
+        "GET /api/storyteller/drawings/{id}/image": { f in Call(method: .GET, path: "/api/storyteller/drawings/\(f.drawing)/image") },
+        "GET /api/storyteller/drawings/{id}/thumbnail": { f in Call(method: .GET, path: "/api/storyteller/drawings/\(f.drawing)/thumbnail") },
+        "DELETE /api/storyteller/drawings/{id}": { f in Call(method: .DELETE, path: "/api/storyteller/drawings/\(f.drawing)") },
+        "POST /api/storyteller/stories": { f in
+            Call(method: .POST, path: "/api/storyteller/stories", body: body(["child_id": f.child, "drawing_ids": [f.drawing]]))
+        },
+        "GET /api/storyteller/stories": { f in Call(method: .GET, path: "/api/storyteller/stories?child_id=\(f.child)") },
+        "GET /api/storyteller/stories/{id}": { f in Call(method: .GET, path: "/api/storyteller/stories/\(f.bedtimeStory)") },
+        "GET /api/storyteller/stories/{id}/pdf": { f in Call(method: .GET, path: "/api/storyteller/stories/\(f.bedtimeStory)/pdf") },
+        "POST /api/storyteller/stories/{id}/chapters": { f in
+            Call(method: .POST, path: "/api/storyteller/stories/\(f.bedtimeStory)/chapters", body: body(["drawing_ids": [f.drawing]]))
+        },
+        "POST /api/storyteller/stories/{id}/shares": { f in Call(method: .POST, path: "/api/storyteller/stories/\(f.bedtimeStory)/shares") },
+        "GET /api/storyteller/stories/{id}/shares": { f in Call(method: .GET, path: "/api/storyteller/stories/\(f.bedtimeStory)/shares") },
+        "DELETE /api/storyteller/shares/{token}": { f in Call(method: .DELETE, path: "/api/storyteller/shares/\(f.share)") },
+        "GET /api/storyteller/shared/{token}": { f in Call(method: .GET, path: "/api/storyteller/shared/\(f.share)") },
+        "GET /api/storyteller/shared/{token}/drawings/{id}": { f in Call(method: .GET, path: "/api/storyteller/shared/\(f.share)/drawings/\(f.drawing)") },
     ]
 
     /// The caller each role names: the fixture's client, a coach of course-7, a coach of
@@ -219,9 +258,16 @@ import Yams
                     at: Date(), turnID: turnID, threadID: thread, messageID: reply.id, userID: owner, ipHash: nil, stage: "groundedness", score: 0.2,
                     decision: "flag", reason: "answer 0.20 over 1 claim; 1 below 0.4")])
                 let ticket = try #require(try await service.engine.chats.reviewItems(ReviewFilter(turnID: turnID)).first?.ticket.id)
+                let child = try #require(object(try await live(client, .POST, "/api/storyteller/children", headers: ownerHeaders, body: body(["name": "Kofi"])).text)["id"] as? String)
+                let drawing = try #require(object(try await live(client, .POST, "/api/storyteller/drawings", headers: ownerHeaders,
+                                                                   body: body(["child_id": child, "image_base64": try TestDrawings.jpeg().base64EncodedString(), "caption": "A kite"])).text)["id"] as? String)
+                let told = try await live(client, .POST, "/api/storyteller/stories", headers: ownerHeaders, body: body(["child_id": child, "drawing_ids": [drawing]]))
+                let bedtimeStory = try #require(object(told.text)["id"] as? String, "\(told.text)")
+                let share = try #require(object(try await live(client, .POST, "/api/storyteller/stories/\(bedtimeStory)/shares", headers: ownerHeaders).text)["token"] as? String)
                 let fixture = Fixture(owner: owner, thread: thread, messageID: mine.id, session: session, turnID: turnID,
                                       story: "matrix-lantern-\(role.replacingOccurrences(of: "_", with: "-"))", grant: grant.id, key: key.id,
-                                      replyID: reply.id, ticket: ticket, service: service)
+                                      replyID: reply.id, ticket: ticket,
+                                      child: child, drawing: drawing, bedtimeStory: bedtimeStory, share: share, service: service)
                 let caller = try await Self.headers(role, fixture: fixture)
 
                 for operation in Self.order {
