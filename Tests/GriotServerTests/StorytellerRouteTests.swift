@@ -65,6 +65,7 @@ import Testing
         let script = ScriptedReplies()
         try await StubChatServer.with(answering: { _, _ in script.next() }) { server in
             let setup = try await StorytellerTestService(environment: StorytellerTestService.model(server.baseURL))
+            defer { setup.removeDrawings() }
             let service = setup.service
             let parent = try await service.headers("u-parent-zofia")
             try await service.test(.live) { client in
@@ -147,6 +148,7 @@ import Testing
         let script = ScriptedReplies()
         try await StubChatServer.with(answering: { _, _ in script.next() }) { server in
             let setup = try await StorytellerTestService(environment: StorytellerTestService.model(server.baseURL))
+            defer { setup.removeDrawings() }
             let service = setup.service
             let parent = try await service.headers("u-parent-ama")
             try await service.test(.live) { client in
@@ -199,6 +201,7 @@ import Testing
         let script = ScriptedReplies()
         try await StubChatServer.with(answering: { _, _ in script.next() }) { server in
             let setup = try await StorytellerTestService(environment: StorytellerTestService.model(server.baseURL))
+            defer { setup.removeDrawings() }
             let service = setup.service
             let parent = try await service.headers("u-parent-li")
             try await service.test(.live) { client in
@@ -235,6 +238,7 @@ import Testing
 
     @Test func aDrawingIsStoredWithoutItsGPSAndRefusedWhenItIsHEICOrTooLarge() async throws {
         let setup = try await StorytellerTestService()
+        defer { setup.removeDrawings() }
         let service = setup.service
         let parent = try await service.headers("u-parent-gps")
         try await service.test(.live) { client in
@@ -300,6 +304,7 @@ import Testing
 
     @Test func anotherParentFindsNothingAndAShareLinkShowsTheStoryUntilRevoked() async throws {
         let setup = try await StorytellerTestService()
+        defer { setup.removeDrawings() }
         let service = setup.service
         let parent = try await service.headers("u-parent-owner")
         let stranger = try await service.headers("u-parent-stranger")
@@ -362,6 +367,7 @@ import Testing
 
     @Test func withoutAModelTheStoryIsASampleWithEveryDrawingPlaced() async throws {
         let setup = try await StorytellerTestService()
+        defer { setup.removeDrawings() }
         let service = setup.service
         let parent = try await service.headers("u-parent-offline")
         try await service.test(.live) { client in
@@ -403,6 +409,7 @@ import Testing
         try await StubChatServer.with({ _ in .error(status: 503, message: "overloaded") }) { failing in
             for url in [baseURL, failing.baseURL] {
                 let setup = try await StorytellerTestService(environment: StorytellerTestService.model(url))
+                defer { setup.removeDrawings() }
                 let service = setup.service
                 let parent = try await service.headers("u-parent-down")
                 try await service.test(.live) { client in

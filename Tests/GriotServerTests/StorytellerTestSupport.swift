@@ -30,6 +30,11 @@ struct StorytellerTestService {
         ["GRIOT_STORYTELLER_BASE_URL": baseURL, "GRIOT_STORYTELLER_API_KEY": "test-key", "GRIOT_STORYTELLER_MODEL": "stub-vision"]
     }
 
+    /// Removes the drawings folder (a test's `defer`).
+    func removeDrawings() {
+        try? FileManager.default.removeItem(at: drawings)
+    }
+
     /// Every file under the drawings folder, with its bytes.
     func storedFiles() -> [(path: String, data: Data)] {
         guard let walker = FileManager.default.enumerator(at: drawings, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
