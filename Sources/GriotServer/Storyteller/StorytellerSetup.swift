@@ -52,7 +52,10 @@ public enum StorytellerSetup {
     static func provider(chats: any ChatStore, environment: [String: String], retry: RetryPolicy) async throws -> any ChatProvider {
         let names = ["BASE_URL", "API_KEY", "MODEL"]
         guard names.contains(where: { !(environment["GRIOT_STORYTELLER_" + $0] ?? "").isEmpty }) else { return ExtractiveResponder() }
-        var upstreamEnvironment = environment.filter { !$0.key.hasPrefix("OPENAI_") && !$0.key.hasPrefix("AZURE_OPENAI_") }
+        // Chat's endpoint, key, model and Azure settings are not the storyteller's; its timeouts and
+        // stream settings (OPENAI_CONNECT_TIMEOUT, OPENAI_READ_TIMEOUT, …) are shared.
+        let chatOnly: Set<String> = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL", "OPENAI_API_STYLE", "OPENAI_FOLD_SYSTEM"]
+        var upstreamEnvironment = environment.filter { !chatOnly.contains($0.key) && !$0.key.hasPrefix("AZURE_OPENAI_") }
         for name in names { upstreamEnvironment["OPENAI_" + name] = environment["GRIOT_STORYTELLER_" + name] }
         var configuration = try OpenAICompatibleConfiguration(environment: upstreamEnvironment)
         configuration.name = "storyteller"
