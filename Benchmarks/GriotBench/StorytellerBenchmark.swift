@@ -86,14 +86,12 @@ struct StorytellerBenchmark: AsyncParsableCommand {
         let photos = try DrawingPhotos.make(count: drawings, bytes: drawingBytes)
         var records: [DrawingRecord] = []
         for (index, photo) in photos.enumerated() {
-            let info = try DrawingImage.inspect(photo)
-            let stripped = try DrawingImage.strip(photo)
-            let hash = try blobs.put(stripped.data)
-            try blobs.putThumbnail(hash, try DrawingImage.thumbnail(stripped.data, maxSide: 320, orientation: stripped.orientation))
+            // As POST /api/storyteller/drawings does: stripped, thumbnail and model copy made, stored.
+            let drawing = try DrawingIntake.prepare(photo)
+            let hash = try drawing.store(in: blobs)
             let caption = DrawingPhotos.captions[index % DrawingPhotos.captions.count]
-            guard let record = try await store.addDrawing(DrawingRecord(parentID: parentID, childID: child.id, contentHash: hash, mediaType: info.mediaType,
-                                                                        byteCount: stripped.data.count, width: info.width, height: info.height,
-                                                                        filename: "drawing-\(index + 1).jpg", caption: caption)) else {
+            guard let record = try await store.addDrawing(drawing.record(hash: hash, parentID: parentID, childID: child.id,
+                                                                         filename: "drawing-\(index + 1).jpg", caption: caption)) else {
                 throw ValidationError("the drawing was not stored")
             }
             records.append(record)

@@ -26,8 +26,6 @@ struct DrawingPassageSource: PassageSource {
     /// The earlier chapters' share of the budget, in tokens (the prompt leaves about 4,000 of its
     /// 9,000 once the reply, the instructions and ten drawings are counted).
     var chapterTokens = 4_000
-    /// The longest side of the copy of a drawing the model is shown.
-    var modelSide = 1_024
 
     init(chats: any ChatStore, blobs: DrawingBlobStore, counters: TokenCounters, scrubber: PIIScrubber? = try? PIIScrubber()) {
         self.chats = chats
@@ -65,11 +63,12 @@ struct DrawingPassageSource: PassageSource {
         scrubber?.scrub(text).text ?? text
     }
 
-    /// The copy of a drawing the model is shown, made once and kept beside the drawing.
+    /// The copy of a drawing the model is shown: made at upload (`DrawingIntake`), else now (a
+    /// drawing stored before copies were made at upload) and kept beside the drawing.
     func modelCopy(of drawing: DrawingRecord) throws -> Data? {
         if let kept = blobs.variant(drawing.contentHash, name: "model") { return kept }
         guard let original = blobs.data(drawing.contentHash) else { return nil }
-        let copy = try DrawingImage.thumbnail(original, maxSide: modelSide)
+        let copy = try DrawingImage.thumbnail(original, maxSide: DrawingIntake.modelSide)
         try? blobs.putVariant(drawing.contentHash, name: "model", copy)
         return copy
     }

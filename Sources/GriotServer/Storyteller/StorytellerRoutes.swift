@@ -250,39 +250,20 @@ struct StorytellerRoutes: AssistantRoutes {
         guard forParent < limits.drawingsPerParent else {
             throw APIError(.conflict, code: "too_many_drawings", "You have \(forParent) drawings here, the most allowed; delete some before adding more.")
         }
-        var stripped: StrippedImage
-        let info: ImageInfo
-        let thumbnail: Data
-        var mediaType: String
+        let drawing: DrawingIntake
         do {
-            info = try DrawingImage.inspect(upload.bytes)
-            stripped = try DrawingImage.strip(upload.bytes)
-            thumbnail = try DrawingImage.thumbnail(stripped.data, maxSide: limits.thumbnailSide, orientation: stripped.orientation)
-            mediaType = info.mediaType
-            // A phone photo taken sideways says so only in the EXIF just stripped: it is stored
-            // turned upright (re-encoded at full size), so every view of it is the right way up.
-            if stripped.orientation != .up {
-                stripped = StrippedImage(data: try DrawingImage.thumbnail(stripped.data, maxSide: max(info.width, info.height),
-                                                                          orientation: stripped.orientation, quality: 92), orientation: .up)
-                mediaType = "image/jpeg"
-            }
+            drawing = try DrawingIntake.prepare(upload.bytes)
         } catch {
             throw APIError(.unsupportedMediaType, code: "unsupported_image", error.message)
         }
-        let hash = try blobs.put(stripped.data)
-        try blobs.putThumbnail(hash, thumbnail)
-        let record = DrawingRecord(parentID: caller.userID, childID: child.id, contentHash: hash, mediaType: mediaType, byteCount: stripped.data.count,
-                                   width: info.orientation.swapsSides ? info.height : info.width, height: info.orientation.swapsSides ? info.width : info.height,
-                                   filename: filename, caption: caption)
+        let hash = try drawing.store(in: blobs)
+        let record = drawing.record(hash: hash, parentID: caller.userID, childID: child.id, filename: filename, caption: caption)
         guard let stored = try await store.addDrawing(record) else {
             throw APIError.notFound("child_not_found", "There is no child \(child.id) of yours; GET /api/storyteller/children lists them.")
         }
         // The same picture's other drawing may have been deleted between the file's write and the
         // row's insert, taking the file with it; now that a row names the hash, write it again if so.
-        if !blobs.contains(hash) {
-            try blobs.put(stripped.data)
-            try blobs.putThumbnail(hash, thumbnail)
-        }
+        if !blobs.contains(hash) { try drawing.store(in: blobs) }
         return EditedResponse(status: .created, response: DrawingItem(stored))
     }
 
@@ -347,7 +328,7 @@ struct StorytellerRoutes: AssistantRoutes {
         let drawing = try await ownDrawing(context, caller: try context.requireCaller())
         if let data = blobs.thumbnail(drawing.contentHash) { return Self.imageResponse(data, mediaType: "image/jpeg") }
         // Made again from the drawing when its thumbnail file is gone.
-        guard let original = blobs.data(drawing.contentHash), let made = try? DrawingImage.thumbnail(original, maxSide: limits.thumbnailSide) else {
+        guard let original = blobs.data(drawing.contentHash), let made = try? DrawingImage.thumbnail(original, maxSide: DrawingIntake.thumbnailSide) else {
             throw APIError(.gone, code: "drawing_file_missing", "The file of drawing \(drawing.id) is missing from this node's data folder; upload it again.")
         }
         try? blobs.putThumbnail(drawing.contentHash, made)
@@ -382,7 +363,6 @@ struct StorytellerLimits: Sendable {
     var childrenPerParent = 20
     /// Drawings a story or chapter is told from.
     var drawingsPerStory = 1...10
-    var thumbnailSide = 320
     /// Whether the child's first name is sent to the model (`GRIOT_STORYTELLER_SEND_CHILD_NAME=0`: "the child").
     var sendsChildName = true
 
