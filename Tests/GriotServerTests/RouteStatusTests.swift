@@ -432,6 +432,7 @@ import Yams
             return refused
         }
         for operation in unavailable { covered[operation, default: []].insert(403) }
+        covered.merge(try await Self.storytellerStatuses()) { $0.union($1) }
 
         let documented = try Self.documented()
         for (operation, statuses) in documented {
