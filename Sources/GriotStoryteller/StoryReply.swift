@@ -1,4 +1,5 @@
 import Foundation
+import GriotStore
 import GriotChat
 
 /// What the storyteller's model must reply: one JSON object,
@@ -13,21 +14,8 @@ import GriotChat
 /// Each error names the field and what to do, in words meant for the model (given back on the
 /// retry) and for the user (when the retry fails too).
 public struct StoryReply: Sendable, Hashable, Codable {
-    /// One drawing's place: after paragraph `afterParagraph` (from 1).
-    public struct Placement: Sendable, Hashable, Codable {
-        public var drawingID: String
-        public var afterParagraph: Int
-
-        public init(drawingID: String, afterParagraph: Int) {
-            self.drawingID = drawingID
-            self.afterParagraph = afterParagraph
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case drawingID = "drawing_id"
-            case afterParagraph = "after_paragraph"
-        }
-    }
+    /// One drawing's place: after paragraph `afterParagraph` (from 1); the record a chapter stores.
+    public typealias Placement = StoryPlacement
 
     public var storyText: String
     public var placements: [Placement]

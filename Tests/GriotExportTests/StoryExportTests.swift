@@ -27,8 +27,8 @@ struct StoryExportTests {
 
     @Test("A story with PNG and JPEG drawings reads back in order, in three scripts, with every drawing embedded")
     func drawingsAfterTheirParagraphs() throws {
-        let png = Self.png(width: 64, height: 48)
-        let jpeg = try DrawingImage.thumbnail(Self.png(width: 80, height: 60), maxSide: 80)
+        let png = TestPNG.make(width: 64, height: 48)
+        let jpeg = try DrawingImage.thumbnail(TestPNG.make(width: 80, height: 60), maxSide: 80)
         let pdf = Self.story(png: png, jpeg: jpeg).pdf()
 
         let (text, errors) = try Poppler.text(of: pdf)
@@ -80,9 +80,9 @@ struct StoryExportTests {
         let pageWidth = PDFPageSize.letter.width, textWidth = pageWidth - 120
         let story = StoryExport(title: "Sizes", chapters: [
             .init(number: 1, paragraphs: [
-                .init(text: "A wide one.", drawings: [.init(bytes: Self.png(width: 1_200, height: 300), mediaType: "image/png", caption: "wide")]),
-                .init(text: "A tall one.", drawings: [.init(bytes: Self.png(width: 200, height: 1_000), mediaType: "image/png", caption: "tall")]),
-                .init(text: "A small one.", drawings: [.init(bytes: Self.png(width: 40, height: 30), mediaType: "image/png", caption: "small")]),
+                .init(text: "A wide one.", drawings: [.init(bytes: TestPNG.make(width: 1_200, height: 300), mediaType: "image/png", caption: "wide")]),
+                .init(text: "A tall one.", drawings: [.init(bytes: TestPNG.make(width: 200, height: 1_000), mediaType: "image/png", caption: "tall")]),
+                .init(text: "A small one.", drawings: [.init(bytes: TestPNG.make(width: 40, height: 30), mediaType: "image/png", caption: "small")]),
             ]),
         ])
         let images = try Self.images(of: story.pdf(maxDrawingHeight: 250))
@@ -99,7 +99,7 @@ struct StoryExportTests {
         let lines = (1...34).map { "Line \($0) of the long first paragraph." }.joined(separator: "\n")
         let story = StoryExport(title: "A long evening", chapters: [
             .init(number: 1, paragraphs: [
-                .init(text: lines, drawings: [.init(bytes: Self.png(width: 300, height: 640), mediaType: "image/png", caption: "Zofia Łukasiewicz's owl")]),
+                .init(text: lines, drawings: [.init(bytes: TestPNG.make(width: 300, height: 640), mediaType: "image/png", caption: "Zofia Łukasiewicz's owl")]),
                 .init(text: "The owl said goodnight."),
             ]),
         ])
@@ -158,39 +158,4 @@ struct StoryExportTests {
 
     // MARK: Pictures
 
-    /// An RGB PNG, left half red, right half blue (stored deflate: no compressor needed).
-    static func png(width: Int, height: Int) -> Data {
-        var raw: [UInt8] = []
-        raw.reserveCapacity(height * (1 + width * 3))
-        for _ in 0..<height {
-            raw.append(0)
-            for x in 0..<width { raw += x < width / 2 ? [220, 30, 30] : [30, 30, 220] }
-        }
-        var zlib: [UInt8] = [0x78, 0x01]
-        var offset = 0
-        repeat {
-            let count = min(65_535, raw.count - offset)
-            let last: UInt8 = offset + count >= raw.count ? 1 : 0
-            zlib += [last, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
-            zlib += raw[offset..<offset + count]
-            offset += count
-        } while offset < raw.count
-        var a: UInt32 = 1, b: UInt32 = 0
-        for byte in raw { a = (a + UInt32(byte)) % 65_521; b = (b + a) % 65_521 }
-        zlib += be32((b << 16) | a)
-        return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-            + chunk("IHDR", be32(UInt32(width)) + be32(UInt32(height)) + [8, 2, 0, 0, 0]) + chunk("IDAT", zlib) + chunk("IEND", []))
-    }
-
-    private static func be32(_ value: UInt32) -> [UInt8] { [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)] }
-
-    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        let typed = Array(type.utf8) + data
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in typed {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return be32(UInt32(data.count)) + typed + be32(~crc)
-    }
 }

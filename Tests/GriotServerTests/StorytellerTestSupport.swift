@@ -73,28 +73,7 @@ enum TestDrawings {
 
     /// An RGB PNG, `width`×`height`, left half of `left`, right half of `right` (stored deflate).
     static func png(width: Int = 64, height: Int = 48, left: [UInt8] = [220, 30, 30], right: [UInt8] = [30, 30, 220]) -> Data {
-        var raw: [UInt8] = []
-        for _ in 0..<height {
-            raw.append(0)
-            for x in 0..<width { raw += x < width / 2 ? left : right }
-        }
-        var zlib: [UInt8] = [0x78, 0x01]
-        var offset = 0
-        repeat {
-            let count = min(65_535, raw.count - offset)
-            let last: UInt8 = offset + count >= raw.count ? 1 : 0
-            zlib += [last, UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
-            zlib += raw[offset..<offset + count]
-            offset += count
-        } while offset < raw.count
-        var a: UInt32 = 1, b: UInt32 = 0
-        for byte in raw { a = (a + UInt32(byte)) % 65_521; b = (b + a) % 65_521 }
-        zlib += be32(Int((b << 16) | a))
-        var file: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        file += chunk("IHDR", be32(width) + be32(height) + [8, 2, 0, 0, 0])
-        file += chunk("IDAT", zlib)
-        file += chunk("IEND", [])
-        return Data(file)
+        TestPNG.make(width: width, height: height, left: left, right: right)
     }
 
     /// A JPEG of the PNG picture, with no metadata.
@@ -140,20 +119,6 @@ enum TestDrawings {
 
     static func be16(_ value: Int) -> [UInt8] { [UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)] }
     static func be32(_ value: Int) -> [UInt8] { [UInt8((value >> 24) & 0xFF), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)] }
-
-    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        let typed = Array(type.utf8) + data
-        return be32(data.count) + typed + be32(Int(crc32(typed)))
-    }
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
-    }
 }
 
 extension Data {

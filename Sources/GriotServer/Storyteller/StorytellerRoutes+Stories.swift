@@ -200,7 +200,7 @@ extension StorytellerRoutes {
         // A sample's notice is the page's and the answer's `sample` flag, not a paragraph of the story.
         let told = sample ? TemplateStoryteller.removingSampleNotice(StoryText.parse(message.content)) : StoryText.parse(message.content)
         let draft = ChapterDraft(storyID: story.id, text: told.storyText,
-                                 placements: told.placements.map { StoryPlacement(drawingID: $0.drawingID, afterParagraph: $0.afterParagraph) },
+                                 placements: told.placements,
                                  drawingIDs: drawings.map(\.id), sample: sample, model: record.model,
                                  promptVersion: record.promptVersion, turnID: turn.id)
         return try await store.appendChapter(draft, parentID: story.parentID)
