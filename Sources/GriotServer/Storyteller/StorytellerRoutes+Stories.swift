@@ -29,11 +29,6 @@ extension StorytellerRoutes {
     static let storyShape = #"{"child_id": "…", "drawing_ids": ["…"], "theme": "…"}"#
     static let chapterShape = #"{"drawing_ids": ["…"], "theme": "…"}"#
 
-    struct PlacementItem: Codable, Sendable {
-        var drawingID: String
-        var afterParagraph: Int
-    }
-
     /// One chapter, or (from `GET /stories/{id}`) the whole story with its chapters.
     struct StoryAnswer: ResponseEncodable {
         var id: String
@@ -41,7 +36,7 @@ extension StorytellerRoutes {
         var theme: String?
         var chapter: Int?
         var storyText: String
-        var imagePlacements: [PlacementItem]
+        var imagePlacements: [StoryPlacement]
         var sample: Bool
         var model: String?
         var chapters: [ChapterItem]?
@@ -50,7 +45,7 @@ extension StorytellerRoutes {
     struct ChapterItem: Encodable {
         var number: Int
         var storyText: String
-        var imagePlacements: [PlacementItem]
+        var imagePlacements: [StoryPlacement]
         var drawingIDs: [String]
         var sample: Bool
         var model: String
@@ -178,7 +173,7 @@ extension StorytellerRoutes {
             throw APIError(status, code: failure.code, failure.message, details: ["story_id": story.id, "request_id": context.requestID])
         }
         let answer = StoryAnswer(id: story.id, childID: story.childID, theme: theme, chapter: recorded.number, storyText: recorded.text,
-                                 imagePlacements: recorded.placements.map { PlacementItem(drawingID: $0.drawingID, afterParagraph: $0.afterParagraph) },
+                                 imagePlacements: recorded.placements,
                                  sample: recorded.sample, model: recorded.model, chapters: nil)
         return try answer.response(from: request, context: context)
     }
@@ -237,15 +232,15 @@ extension StorytellerRoutes {
     /// paragraphs of the whole.
     static func whole(_ story: BedtimeStoryRecord, chapters: [ChapterRecord]) -> StoryAnswer {
         var text: [String] = []
-        var placements: [PlacementItem] = []
+        var placements: [StoryPlacement] = []
         var paragraphs = 0
         for chapter in chapters {
-            placements += chapter.placements.map { PlacementItem(drawingID: $0.drawingID, afterParagraph: $0.afterParagraph + paragraphs) }
+            placements += chapter.placements.map { StoryPlacement(drawingID: $0.drawingID, afterParagraph: $0.afterParagraph + paragraphs) }
             paragraphs += StoryText.paragraphs(of: chapter.text).count
             text.append(chapter.text)
         }
         let items = chapters.map {
-            ChapterItem(number: $0.number, storyText: $0.text, imagePlacements: $0.placements.map { PlacementItem(drawingID: $0.drawingID, afterParagraph: $0.afterParagraph) },
+            ChapterItem(number: $0.number, storyText: $0.text, imagePlacements: $0.placements,
                         drawingIDs: $0.drawingIDs, sample: $0.sample, model: $0.model, promptVersion: $0.promptVersion, createdAt: $0.created)
         }
         return StoryAnswer(id: story.id, childID: story.childID, theme: story.theme, chapter: nil, storyText: text.joined(separator: "\n\n"),
